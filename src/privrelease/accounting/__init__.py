@@ -1,0 +1,5 @@
+"""Accounting: privacy costs, composition, budget splits and the persistent ledger."""
+
+from ..mechanisms.privacy import ZERO, BudgetSplit, PrivacyCost, check_delta, check_epsilon, parallel, sequential
+
+__all__ = ["PrivacyCost", "BudgetSplit", "ZERO", "sequential", "parallel", "check_epsilon", "check_delta"]

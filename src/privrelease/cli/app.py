@@ -1,0 +1,233 @@
+"""Command-line interface (thin: every command calls the library)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+import warnings
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+import yaml
+
+from .._version import __version__
+from ..errors import PrivReleaseError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="privrelease: release a sensitive table with a stated privacy guarantee.\n\n"
+    "Start with: privrelease release --example adult --epsilon 1 --out released.csv --certificate cert.json",
+)
+schema_app = typer.Typer(no_args_is_help=True, help="Draft and check schemas (the public description of a table).")
+app.add_typer(schema_app, name="schema")
+
+_STATE = {"debug": False}
+
+
+def _err(msg: str, code: int = 2):
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(code)
+
+
+def _progress(stage: str, n: int):
+    typer.echo(f"  {stage}: {n:,} rows", err=True)
+
+
+def _parse_params(items: List[str]) -> dict:
+    params = {}
+    for item in items or []:
+        if "=" not in item:
+            _err(f"--param expects key=value, got '{item}'")
+        k, v = item.split("=", 1)
+        try:
+            params[k.strip().replace("-", "_")] = yaml.safe_load(v)
+        except yaml.YAMLError:
+            params[k.strip().replace("-", "_")] = v
+    return params
+
+
+@app.callback()
+def _main(
+    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+):
+    _STATE["debug"] = debug
+    if version:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
+@app.command()
+def release(
+    input: Optional[Path] = typer.Argument(None, help="Input table (.csv, .csv.gz or .parquet)."),
+    schema: Optional[Path] = typer.Option(None, "--schema", "-s", help="Schema YAML/JSON (public bounds and levels)."),
+    example: Optional[str] = typer.Option(None, "--example", help="Use a bundled example instead of INPUT/--schema: adult."),
+    mechanism: Optional[str] = typer.Option(None, "--mechanism", "-m", help="Mechanism name (see `privrelease mechanisms`)."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Privacy budget epsilon > 0."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="delta for (epsilon, delta)-DP mechanisms."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .csv.gz or .parquet); written atomically."),
+    certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="Write the privacy certificate JSON here."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seeded noise for experiments (NOT for real releases)."),
+    param: List[str] = typer.Option([], "--param", "-p", help="Mechanism parameter key=value (repeatable)."),
+    on_out_of_bounds: str = typer.Option("clip", "--on-out-of-bounds", help="clip (count in certificate) or error."),
+    n_synthetic: Optional[int] = typer.Option(None, "--n-synthetic", help="Synthetic records to draw (synthetic mechanisms)."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="SQLite budget ledger file."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Dataset identifier in the ledger."),
+    budget: Optional[float] = typer.Option(None, "--budget", help="Total epsilon allowed for this dataset in the ledger."),
+    chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="Rows per streamed chunk."),
+    accept_distributional_privacy: bool = typer.Option(
+        False, "--accept-distributional-privacy",
+        help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
+):
+    """Release INPUT under SCHEMA with a mechanism; write the table and its certificate."""
+    from ..datasets import example_paths
+    from ..mechanisms import get_mechanism
+    from ..release import DEFAULT_MECHANISM, release_file
+    from ..schema import Schema
+
+    if example is not None:
+        if input is not None or schema is not None:
+            _err("give either --example or INPUT with --schema, not both")
+        input, schema = example_paths(example)
+    if input is None or schema is None:
+        _err("give INPUT and --schema SCHEMA.yaml (or --example adult)")
+    name = mechanism or DEFAULT_MECHANISM
+    cls = get_mechanism(name)
+    if cls.guarantee == "distributional" and not accept_distributional_privacy:
+        _err(f"mechanism '{name}' gives distributional privacy, NOT differential privacy: it protects only "
+             f"datasets inside a class defined by assumptions on the population. Pass "
+             f"--accept-distributional-privacy to acknowledge this.")
+    if cls.guarantee == "distributional":
+        if epsilon is not None:
+            _err(f"mechanism '{name}' takes no --epsilon; its parameters are given with --param")
+    elif epsilon is None:
+        _err("--epsilon is required (a number > 0)")
+    if ledger is not None and budget is None:
+        pass  # the ledger keeps the budget declared at its first use
+    sch = Schema.from_yaml(schema)
+    if out.exists() and out.is_dir():
+        _err(f"--out {out} is a directory")
+    typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
+    cert = release_file(
+        input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
+        n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
+        budget=budget, chunk_rows=chunk_rows, progress=_progress, **_parse_params(param),
+    )
+    typer.echo(
+        f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
+        f"delta={cert.delta}, noise: {cert.randomness})" + (f"; certificate {certificate}" if certificate else ""),
+        err=True,
+    )
+
+
+@app.command()
+def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+    """List every mechanism with its guarantee and neighbouring relation."""
+    from ..mechanisms import list_mechanisms
+
+    infos = [c.info() for c in list_mechanisms()]
+    if as_json:
+        typer.echo(json.dumps(infos, indent=2))
+        return
+    for i in infos:
+        typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
+        typer.echo(f"{'':<22} neighbours: {i['neighbouring_relation']}")
+
+
+@schema_app.command("draft")
+def schema_draft(
+    input: Path = typer.Argument(..., help="A table to draft a schema from (this reads the data: not private)."),
+    label: Optional[str] = typer.Option(None, "--label", help="Column to mark as the label."),
+):
+    """Print a YAML schema draft for review. Drafting reads the data and is NOT private."""
+    from ..errors import NotPrivateWarning
+    from ..io import read_table
+    from ..schema import draft_schema
+
+    df = read_table(input)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotPrivateWarning)
+        s = draft_schema(df, label=label)
+    typer.echo(
+        "warning: drafting read the data; the bounds and categories below are NOT private. Review them and "
+        "replace them with public knowledge (documentation, domain ranges) before any release.",
+        err=True,
+    )
+    typer.echo("# DRAFT read from the data (not private): review every bound and level before releasing\n"
+               + s.to_yaml(), nl=False)
+
+
+@schema_app.command("check")
+def schema_check(schema: Path = typer.Argument(..., help="Schema YAML/JSON to validate.")):
+    """Validate a schema file and print its encoded width."""
+    from ..schema import Encoder, Schema
+
+    s = Schema.from_yaml(schema)
+    e = Encoder(s)
+    typer.echo(f"ok: {len(s.columns)} columns, {e.width} encoded columns "
+               f"(p1={e.n_numeric} numeric, p2={e.n_categorical} categorical), label={s.label.name if s.label else None}")
+
+
+@app.command()
+def reproduce(
+    name: Optional[str] = typer.Argument(None, help="Reproduction name (see --list)."),
+    out: Path = typer.Option(Path("results"), "--out", help="Output directory for NAME.json and NAME.png."),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Folder with the real data sets (default ../shared/datasets)."),
+    quick: bool = typer.Option(False, "--quick", help="A small real slice (as run in CI)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the experiment (reproductions use seeded noise)."),
+    list_: bool = typer.Option(False, "--list", help="List the available reproductions."),
+):
+    """Regenerate a paper's figure or table on real data, our numbers beside the paper's."""
+    import os
+
+    from ..experiments import get_reproduction, list_reproductions
+
+    if list_ or name is None:
+        for r in list_reproductions():
+            typer.echo(f"{r.name:<22} {r.paper:<28} {r.description}")
+        return
+    if data_dir is not None:
+        os.environ["PRIVRELEASE_DATA"] = str(data_dir)
+    rep = get_reproduction(name)
+    typer.echo(f"reproducing {name}{' (quick slice)' if quick else ''} -> {out}", err=True)
+    res = rep.run(out, data_dir=data_dir, quick=quick, seed=seed, progress=lambda m: typer.echo(f"  {m}", err=True))
+    typer.echo(f"wrote {out / (name + '.json')} and {out / (name + '.png')}", err=True)
+    summary = res.get("verdict") or res.get("summary")
+    if summary:
+        typer.echo(summary)
+
+
+def main(argv=None):
+    """Entry point: one-line errors, clean interruption."""
+    try:
+        app(args=argv, standalone_mode=False)
+    except PrivReleaseError as exc:
+        if _STATE["debug"]:
+            traceback.print_exc()
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("interrupted: nothing was written", err=True)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    except Exception as exc:  # click usage errors and unexpected failures: one line
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if _STATE["debug"]:
+            traceback.print_exc()
+        typer.echo(f"error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,107 @@
+"""Mergeable sufficient statistics: ``n``, ``sum x``, ``sum x x^T``, overall and per class.
+
+The same :class:`SufficientStats` is produced by an in-memory matrix, by chunks
+streamed from CSV/Parquet (:mod:`privrelease.engine.streaming`) and by a Dask
+collection (:mod:`privrelease.engine.distributed`); merging is exact addition, so the
+three paths agree up to floating-point summation order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class SufficientStats:
+    """Sums over records of an encoded matrix (no noise: private until a mechanism adds it).
+
+    Attributes
+    ----------
+    n : number of records
+    s1 : ``sum_i x_i`` (length p)
+    s2 : ``sum_i x_i x_i^T`` (p x p), or None if not requested
+    classes : per-class statistics keyed by integer class code, or empty
+    """
+
+    p: int
+    n: int = 0
+    s1: np.ndarray | None = None
+    s2: np.ndarray | None = None
+    classes: dict[int, "SufficientStats"] = field(default_factory=dict)
+    second_moment: bool = True
+
+    def __post_init__(self):
+        if self.s1 is None:
+            self.s1 = np.zeros(self.p)
+        if self.s2 is None and self.second_moment:
+            self.s2 = np.zeros((self.p, self.p))
+
+    @classmethod
+    def from_matrix(cls, X: np.ndarray, y: np.ndarray | None = None, n_classes: int | None = None,
+                    second_moment: bool = True) -> "SufficientStats":
+        """Statistics of an encoded matrix ``X`` (and optional integer labels ``y``)."""
+        X = np.asarray(X, dtype=np.float64)
+        st = cls(p=X.shape[1], second_moment=second_moment)
+        st.update(X, y, n_classes)
+        return st
+
+    def update(self, X: np.ndarray, y: np.ndarray | None = None, n_classes: int | None = None) -> "SufficientStats":
+        """Add a chunk of records in place (one BLAS call per class for the second moment)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.shape[1] != self.p:
+            raise ValueError(f"chunk has {X.shape[1]} columns, statistics have {self.p}")
+        self.n += X.shape[0]
+        self.s1 += X.sum(axis=0)
+        if y is None:
+            if self.second_moment:
+                self.s2 += X.T @ X
+            return self
+        y = np.asarray(y)
+        k = int(n_classes) if n_classes is not None else int(y.max(initial=-1)) + 1
+        for c in range(k):
+            Xc = X[y == c]
+            cs = self.classes.get(c)
+            if cs is None:
+                cs = self.classes[c] = SufficientStats(p=self.p, second_moment=self.second_moment)
+            cs.n += Xc.shape[0]
+            cs.s1 += Xc.sum(axis=0)
+            if self.second_moment:
+                cs.s2 += Xc.T @ Xc
+        if self.second_moment:
+            # overall second moment as the sum of the class moments (no second pass)
+            self.s2 = sum((cs.s2 for cs in self.classes.values()), np.zeros((self.p, self.p)))
+        return self
+
+    def merge(self, other: "SufficientStats") -> "SufficientStats":
+        """Exact sum of two statistics over disjoint record sets (returns a new object)."""
+        if other.p != self.p:
+            raise ValueError("cannot merge statistics of different widths")
+        out = SufficientStats(p=self.p, n=self.n + other.n, s1=self.s1 + other.s1,
+                              s2=None if not self.second_moment else self.s2 + other.s2,
+                              second_moment=self.second_moment)
+        for c in set(self.classes) | set(other.classes):
+            a, b = self.classes.get(c), other.classes.get(c)
+            out.classes[c] = a.merge(b) if (a is not None and b is not None) else _copy(a or b)
+        return out
+
+    def __add__(self, other):
+        return self.merge(other)
+
+    @property
+    def mean(self) -> np.ndarray:
+        return self.s1 / max(self.n, 1)
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """Empirical (biased) covariance ``S2/n - mean mean^T``."""
+        m = self.mean
+        return self.s2 / max(self.n, 1) - np.outer(m, m)
+
+
+def _copy(s: SufficientStats) -> SufficientStats:
+    out = SufficientStats(p=s.p, n=s.n, s1=s.s1.copy(), s2=None if s.s2 is None else s.s2.copy(),
+                          second_moment=s.second_moment)
+    out.classes = {c: _copy(v) for c, v in s.classes.items()}
+    return out

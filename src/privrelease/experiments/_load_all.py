@@ -1,0 +1,3 @@
+"""Imports every reproduction module so that the registry is complete (one line per module)."""
+
+from . import jiang_fig1  # noqa: F401

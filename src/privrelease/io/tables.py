@@ -1,0 +1,117 @@
+"""Table I/O. Output files are written atomically (temporary file + ``os.replace``)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pandas as pd
+
+from ..errors import InputDataError
+
+FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".gz": "csv"}
+
+
+def table_format(path: str | Path) -> str:
+    path = Path(path)
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes[-2:] == [".csv", ".gz"] or (suffixes and suffixes[-1] == ".csv"):
+        return "csv"
+    if suffixes and suffixes[-1] in (".parquet", ".pq"):
+        return "parquet"
+    raise InputDataError(f"{path.name}: unsupported file type; use .csv, .csv.gz or .parquet")
+
+
+def _csv_dtypes(schema) -> dict:
+    if schema is None:
+        return {}
+    return {c.name: str for c in schema.categorical}
+
+
+def read_table(path: str | Path, schema=None) -> pd.DataFrame:
+    """Read a whole CSV or Parquet file (categorical schema columns are read as text)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputDataError(f"input file {path} does not exist")
+    fmt = table_format(path)
+    try:
+        if fmt == "csv":
+            df = pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True)
+        else:
+            df = pd.read_parquet(path)
+    except pd.errors.EmptyDataError:
+        raise InputDataError(f"input file {path} is empty (no header, no records)") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
+        raise InputDataError(f"cannot read {path}: {str(exc).splitlines()[0]}") from None
+    return df
+
+
+def iter_table_chunks(path: str | Path, schema=None, chunk_rows: int = 200_000) -> Iterator[pd.DataFrame]:
+    """Yield DataFrame chunks of at most ``chunk_rows`` rows (memory independent of file size)."""
+    path = Path(path)
+    if not path.exists():
+        raise InputDataError(f"input file {path} does not exist")
+    fmt = table_format(path)
+    if fmt == "csv":
+        try:
+            reader = pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True, chunksize=chunk_rows)
+            yield from reader
+        except pd.errors.EmptyDataError:
+            raise InputDataError(f"input file {path} is empty (no header, no records)") from None
+    else:
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        cols = None if schema is None else [c for c in schema.names if c in pf.schema_arrow.names]
+        for batch in pf.iter_batches(batch_size=chunk_rows, columns=cols):
+            yield batch.to_pandas()
+
+
+def count_rows(path: str | Path, schema=None) -> int:
+    path = Path(path)
+    if table_format(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(path).metadata.num_rows
+    return sum(len(c) for c in iter_table_chunks(path, schema))
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, mode: str = "wb"):
+    """Write to a temporary file beside ``path`` and move it into place only on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_table(df: pd.DataFrame, path: str | Path) -> None:
+    """Write a table atomically as CSV or Parquet (by extension)."""
+    fmt = table_format(path)
+    with atomic_write(path, "wb") as fh:
+        if fmt == "csv":
+            compression = "gzip" if str(path).lower().endswith(".gz") else None
+            df.to_csv(fh, index=False, compression=compression)
+        else:
+            df.to_parquet(fh, index=False)
+
+
+def file_sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

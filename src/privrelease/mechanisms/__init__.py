@@ -1,0 +1,22 @@
+"""Release mechanisms, one module per family; see :func:`list_mechanisms`."""
+
+from .base import (
+    AR,
+    GUARANTEES,
+    R1,
+    R1_LABEL,
+    Mechanism,
+    RowAlignedMechanism,
+    SyntheticMechanism,
+    get_mechanism,
+    list_mechanisms,
+    register,
+)
+from .jiang_pca import JiangPCA
+from .laplace import LaplaceIdentity
+from .privacy import BudgetSplit, PrivacyCost
+
+__all__ = [
+    "Mechanism", "RowAlignedMechanism", "SyntheticMechanism", "register", "get_mechanism", "list_mechanisms",
+    "GUARANTEES", "R1", "R1_LABEL", "AR", "PrivacyCost", "BudgetSplit", "JiangPCA", "LaplaceIdentity",
+]

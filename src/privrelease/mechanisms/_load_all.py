@@ -1,0 +1,4 @@
+"""Imports every mechanism module so that the registry is complete (one line per module)."""
+
+from . import jiang_pca  # noqa: F401
+from . import laplace  # noqa: F401

@@ -1,0 +1,182 @@
+"""Base class and registry of release mechanisms.
+
+Every mechanism is a scikit-learn style estimator: ``__init__`` only stores its
+keyword parameters, ``fit(X, y=None)`` validates them, spends the budget and sets
+fitted attributes ending in ``_`` (``privacy_cost_``, ``sensitivities_``,
+``noise_scales_``, ``budget_split_``), and returns ``self``. ``X`` is an encoded
+matrix (numeric columns in [0, 1], one-hot categorical blocks) whose public
+structure is the ``domain`` parameter (:class:`~privrelease.schema.EncodedDomain`);
+``domain=None`` means every column is numeric in [0, 1].
+
+Two output kinds exist:
+
+* ``row-aligned`` mechanisms (:class:`RowAlignedMechanism`) release one output row
+  per input row, in input order, via ``transform(X)``; they can stream: ``fit`` may
+  be replaced by ``fit_stats`` on merged sufficient statistics, then ``transform``
+  runs chunk by chunk.
+* ``synthetic`` mechanisms (:class:`SyntheticMechanism`) release a model's samples
+  via ``sample(n)``, returning ``(X_syn, y_syn)``.
+
+Class attributes describe the privacy claim that ``privrelease mechanisms`` lists:
+``guarantee`` is one of :data:`GUARANTEES`, ``relation`` the neighbouring relation.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator
+
+from ..errors import InputDataError, ParameterError, UnknownMechanismError
+from ..noise import make_source
+from ..schema.encoding import EncodedDomain
+from .privacy import PrivacyCost, check_epsilon
+
+GUARANTEES = ("epsilon-DP", "(epsilon,delta)-DP", "distributional", "none (empirical)")
+
+R1 = "bounded (R1): datasets of the same public size n differing in one record, replaced"
+R1_LABEL = "bounded (R1): one record replaced, its label included (it may change class); n public"
+AR = "unbounded (AR): one record added or removed; n private"
+
+
+class Mechanism(BaseEstimator):
+    """Common machinery: parameter checks, randomness, fitted privacy metadata."""
+
+    name: ClassVar[str] = ""
+    guarantee: ClassVar[str] = "epsilon-DP"
+    relation: ClassVar[str] = R1
+    output_kind: ClassVar[str] = "row-aligned"
+    summary: ClassVar[str] = ""
+    supervised: ClassVar[bool] = False  # needs a label column
+    uses_delta: ClassVar[bool] = False
+
+    # -- helpers for subclasses --------------------------------------------
+    def _check_common(self, X, y=None, p=None):
+        eps = check_epsilon(self.epsilon)
+        X = np.asarray(X, dtype=np.float64) if X is not None else None
+        if X is not None:
+            if X.ndim != 2:
+                raise InputDataError(f"X must be a 2-d encoded matrix, got shape {X.shape}")
+            if X.shape[0] == 0:
+                raise InputDataError("X has no records")
+            if not np.all(np.isfinite(X)):
+                raise InputDataError("X contains NaN or infinite values")
+            if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+                raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+        dom = self._domain(X.shape[1] if X is not None else p)
+        if X is not None and X.shape[1] != dom.p:
+            raise InputDataError(f"X has {X.shape[1]} columns but the domain declares {dom.p}")
+        if self.supervised:
+            if y is None:
+                raise InputDataError(f"mechanism '{self.name}' needs labels y (a label column in the schema)")
+            y = np.asarray(y)
+            if X is not None and y.shape[0] != X.shape[0]:
+                raise InputDataError("X and y have different numbers of records")
+        self.source_ = make_source(getattr(self, "rng", None))
+        return eps, X, y, dom
+
+    def _domain(self, p: int | None) -> EncodedDomain:
+        dom = getattr(self, "domain", None)
+        if dom is None:
+            if p is None:
+                raise ParameterError("a domain (or data) is needed to know the dimension")
+            return EncodedDomain.numeric_box(p)
+        if not isinstance(dom, EncodedDomain):
+            raise ParameterError(f"domain must be an EncodedDomain, got {type(dom).__name__}")
+        return dom
+
+    @staticmethod
+    def _check_int(value, name, low=1, high=None):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ParameterError(f"{name} must be an integer, got {value!r}")
+        if value < low or (high is not None and value > high):
+            rng = f"[{low}, {high}]" if high is not None else f">= {low}"
+            raise ParameterError(f"{name} must be in {rng}, got {value}")
+        return int(value)
+
+    @staticmethod
+    def _check_fraction(value, name):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1):
+            raise ParameterError(f"{name} must be a number in (0, 1), got {value!r}")
+        return float(value)
+
+    @property
+    def is_private(self) -> bool:
+        return math.isfinite(float(getattr(self, "epsilon", math.inf)))
+
+    def certificate_extra(self) -> dict:
+        """Mechanism-specific facts for the certificate (override to add)."""
+        return {}
+
+    @classmethod
+    def info(cls) -> dict:
+        return {
+            "name": cls.name,
+            "guarantee": cls.guarantee,
+            "neighbouring_relation": cls.relation,
+            "output": cls.output_kind,
+            "supervised": cls.supervised,
+            "summary": cls.summary,
+        }
+
+    def _set_cost(self, epsilon: float, delta: float = 0.0, rho: float | None = None):
+        self.privacy_cost_ = PrivacyCost(epsilon, delta, rho)
+
+
+class RowAlignedMechanism(Mechanism):
+    """One released row per input row, in input order."""
+
+    output_kind: ClassVar[str] = "row-aligned"
+    needs_stats: ClassVar[bool] = False  # whether fit needs sufficient statistics first
+
+    def fit_stats(self, stats, p: int | None = None):
+        """Fit from :class:`~privrelease.engine.SufficientStats` (streaming path)."""
+        raise NotImplementedError
+
+    def transform(self, X):
+        raise NotImplementedError
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X, y).transform(X)
+
+
+class SyntheticMechanism(Mechanism):
+    """Releases samples of a fitted model (``sample(n)`` returns ``(X, y)``)."""
+
+    output_kind: ClassVar[str] = "synthetic"
+
+    def sample(self, n: int):
+        raise NotImplementedError
+
+
+# ---- registry -----------------------------------------------------------------
+_REGISTRY: dict[str, type[Mechanism]] = {}
+
+
+def register(cls: type[Mechanism]) -> type[Mechanism]:
+    """Class decorator adding a mechanism to the registry under ``cls.name``."""
+    if not cls.name:
+        raise ValueError("a registered mechanism needs a name")
+    if cls.guarantee not in GUARANTEES:
+        raise ValueError(f"{cls.name}: guarantee must be one of {GUARANTEES}")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def get_mechanism(name: str) -> type[Mechanism]:
+    from . import _load_all  # noqa: F401  (import side effect fills the registry)
+
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownMechanismError(
+            f"unknown mechanism '{name}'; available: {', '.join(sorted(_REGISTRY))}"
+        ) from None
+
+
+def list_mechanisms() -> list[type[Mechanism]]:
+    from . import _load_all  # noqa: F401
+
+    return [_REGISTRY[k] for k in sorted(_REGISTRY)]

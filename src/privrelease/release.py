@@ -1,0 +1,438 @@
+"""The release workflow: schema -> encoding -> mechanism -> decoding -> certificate.
+
+:func:`release` works on an in-memory DataFrame; :func:`release_file` streams a
+CSV/Parquet file in chunks (two passes for moment-based row-aligned mechanisms), so
+files larger than memory can be released. Both record a spend in an optional
+:class:`~privrelease.accounting.ledger.Ledger` *before* any output is written and
+cancel it if the release fails before its output exists (see the ledger's docs).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import inspect
+import io
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+
+from ._version import __version__
+from .engine import SufficientStats, stream_stats
+from .errors import InputDataError, ParameterError, SchemaError
+from .io import atomic_write, file_sha256, iter_table_chunks, table_format
+from .mechanisms import Mechanism, RowAlignedMechanism, SyntheticMechanism, get_mechanism
+from .mechanisms.privacy import check_delta, check_epsilon
+from .noise import make_source
+from .schema import Encoder, Schema
+
+DEFAULT_MECHANISM = "jiang-pca"
+MIN_RECORDS = 2
+
+
+@dataclass
+class Certificate:
+    """What was released, how, and with which privacy guarantee."""
+
+    mechanism: str
+    guarantee: str
+    neighbouring_relation: str
+    epsilon: float | None
+    delta: float | None
+    parameters: dict
+    budget_split: dict
+    sensitivities: dict
+    noise_scales: dict
+    n_treated_as_public: bool
+    clip_counts: dict
+    randomness: str
+    package_version: str
+    n_input_records: int
+    n_output_records: int
+    output_kind: str
+    output_columns: list
+    input_sha256: str | None = None
+    output_sha256: str | None = None
+    schema_sha256: str | None = None
+    created_utc: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+    notes: list = field(default_factory=list)
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        d = {k: _jsonable(v) for k, v in self.__dict__.items()}
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=False)
+
+
+@dataclass
+class ReleaseResult:
+    """A released table (in the schema's columns, or the reduced space where stated) and its certificate."""
+
+    data: pd.DataFrame | None
+    certificate: Certificate
+    mechanism: Mechanism
+
+
+def _jsonable(v):
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return f if math.isfinite(f) else str(f)
+    if isinstance(v, np.ndarray):
+        return _jsonable(v.tolist())
+    if v is None or isinstance(v, (str, int, bool)):
+        return v
+    return str(v)
+
+
+# ---- building the mechanism ----------------------------------------------------
+
+def build_mechanism(name: str, epsilon, delta=None, rng=None, domain=None, **params) -> Mechanism:
+    """Instantiate a registered mechanism, refusing unknown parameters with the valid list."""
+    cls = get_mechanism(name)
+    sig = inspect.signature(cls.__init__)
+    accepted = [p for p in sig.parameters if p != "self"]
+    kwargs = dict(params)
+    if "epsilon" in accepted:
+        kwargs["epsilon"] = check_epsilon(epsilon)
+    elif epsilon is not None:
+        raise ParameterError(f"mechanism '{name}' takes no epsilon (its guarantee is {cls.guarantee})")
+    if "delta" in accepted and delta is not None:
+        kwargs["delta"] = check_delta(delta)
+    elif delta is not None and "delta" not in accepted:
+        raise ParameterError(f"mechanism '{name}' takes no delta (it is {cls.guarantee})")
+    if "rng" in accepted:
+        kwargs["rng"] = rng
+    if "domain" in accepted:
+        kwargs["domain"] = domain
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:
+        user = [p for p in accepted if p not in ("rng", "domain", "epsilon", "delta")]
+        raise ParameterError(f"mechanism '{name}' has no parameter(s) {unknown}; its parameters: {user}")
+    return cls(**kwargs)
+
+
+def _user_params(mech: Mechanism) -> dict:
+    return {k: v for k, v in mech.get_params(deep=False).items() if k not in ("rng", "domain")}
+
+
+def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
+    """Feature encoder and (for supervised mechanisms) label encoder."""
+    if not isinstance(schema, Schema):
+        raise SchemaError(f"schema must be a privrelease.Schema, got {type(schema).__name__}")
+    if mech_cls.supervised:
+        label = schema.label
+        if label is None:
+            raise SchemaError(f"mechanism '{mech_cls.name}' needs a label column: mark one with 'role: label'")
+        feats = [c.name for c in schema.columns if c.name != label.name]
+        if not feats:
+            raise SchemaError("the schema has no feature columns besides the label")
+        return Encoder(schema, feats), Encoder(schema, [label.name])
+    return Encoder(schema), None
+
+
+def _check_n(n: int, p: int, mech: Mechanism):
+    if n == 0:
+        raise InputDataError("the input has no records")
+    if n < MIN_RECORDS:
+        raise InputDataError(f"the input has {n} record; a release needs at least {MIN_RECORDS}")
+    if getattr(mech, "needs_stats", False) or mech.output_kind != "row-aligned":
+        if n <= p:
+            raise InputDataError(
+                f"the input has n = {n} records but the encoded table has p = {p} columns; "
+                f"mechanism '{mech.name}' estimates a p x p covariance and needs n > p"
+            )
+
+
+# ---- in-memory release ------------------------------------------------------------
+
+def release(
+    data: pd.DataFrame,
+    schema: Schema,
+    mechanism: str = DEFAULT_MECHANISM,
+    epsilon: float | None = 1.0,
+    *,
+    delta: float | None = None,
+    rng=None,
+    on_out_of_bounds: str = "clip",
+    n_synthetic: int | None = None,
+    ledger=None,
+    dataset_id: str | None = None,
+    budget=None,
+    **params,
+) -> ReleaseResult:
+    """Release ``data`` under ``schema`` with a registered mechanism.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame containing every schema column (others are ignored)
+    schema : Schema, the declared public bounds and levels (never read from ``data``)
+    mechanism : name from ``privrelease mechanisms``
+    epsilon, delta : privacy parameters (delta only for (epsilon, delta)-DP mechanisms)
+    rng : None for a real release (floating-point-safe noise from OS entropy); an int
+        seed or a numpy Generator for reproducible experiments (certificate says so)
+    on_out_of_bounds : "clip" (default; counted in the certificate) or "error"
+    n_synthetic : number of synthetic records (synthetic mechanisms; default n)
+    ledger, dataset_id, budget : optional persistent budget accounting
+    **params : mechanism parameters (e.g. ``n_components=5``)
+
+    Returns
+    -------
+    ReleaseResult with ``.data`` (DataFrame) and ``.certificate``.
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    mech_cls = get_mechanism(mechanism)
+    enc, lab = _prepare(schema, mech_cls)
+    encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
+    y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
+    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
+    _check_n(len(data), enc.width, mech)
+    input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
+
+    def run():
+        mech.fit(encoded.X, y)
+        return _output_frame(mech, encoded.X, enc, lab, n_synthetic, len(data))
+
+    out = _with_ledger(ledger, dataset_id, budget, mech, run)
+    out_hash = hashlib.sha256(out.to_csv(index=False).encode()).hexdigest()
+    cert = _certificate(mech, schema, encoded.clip_counts, len(data), out, input_hash, out_hash)
+    return ReleaseResult(data=out, certificate=cert, mechanism=mech)
+
+
+def _output_frame(mech, X, enc, lab, n_synthetic, n):
+    if isinstance(mech, RowAlignedMechanism):
+        return enc.decode(mech.transform(X))
+    if isinstance(mech, SyntheticMechanism):
+        m = n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+        Xs, ys = mech.sample(m)
+        return _decode_synthetic(mech, Xs, ys, enc, lab)
+    raise ParameterError(f"mechanism '{mech.name}' has an unknown output kind")
+
+
+def _decode_synthetic(mech, Xs, ys, enc, lab):
+    """Decode a synthetic sample; reduced-space outputs keep their own column names."""
+    if getattr(mech, "output_columns_", None) is not None:
+        out = pd.DataFrame(np.asarray(Xs), columns=list(mech.output_columns_))
+    else:
+        out = enc.decode(Xs)
+    if lab is not None and ys is not None:
+        col = lab.columns[0]
+        out[col.name] = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
+    return out
+
+
+def _with_ledger(ledger, dataset_id, budget, mech, run: Callable):
+    """Run ``run`` under a ledger reservation when a ledger is given."""
+    if ledger is None:
+        return run()
+    from .accounting.ledger import Ledger
+
+    if not isinstance(ledger, Ledger):
+        ledger = Ledger(ledger)
+    if not dataset_id:
+        raise ParameterError("a ledger needs a dataset id (--dataset-id)")
+    cost = _declared_cost(mech)
+    with ledger.reserve(dataset_id, cost, budget=budget, mechanism=mech.name, details=_user_params(mech)):
+        return run()
+
+
+def _declared_cost(mech: Mechanism):
+    """The cost a mechanism will spend, known before it touches the data."""
+    from .mechanisms.privacy import PrivacyCost
+
+    eps = getattr(mech, "epsilon", None)
+    if eps is None or not math.isfinite(float(eps)):
+        raise ParameterError("a ledger can only record finite-epsilon releases")
+    return PrivacyCost(float(eps), float(getattr(mech, "delta", 0.0) or 0.0))
+
+
+def _certificate(mech, schema, clip_counts, n_in, out, input_hash, out_hash) -> Certificate:
+    cost = getattr(mech, "privacy_cost_", None)
+    notes = list(getattr(mech, "notes_", []))
+    src = getattr(mech, "source_", None)
+    randomness = src.description if src is not None else make_source(None).description
+    if src is not None and not src.secure:
+        notes.append("seeded randomness: reproducible, not for real releases")
+    extra = mech.certificate_extra()
+    return Certificate(
+        mechanism=mech.name,
+        guarantee=mech.guarantee if mech.is_private else "none (epsilon = inf: no noise)",
+        neighbouring_relation=mech.relation,
+        epsilon=None if cost is None else cost.epsilon,
+        delta=None if cost is None else cost.delta,
+        parameters=_user_params(mech),
+        budget_split=dict(getattr(mech, "budget_split_", {})),
+        sensitivities=dict(getattr(mech, "sensitivities_", {})),
+        noise_scales=dict(getattr(mech, "noise_scales_", {})),
+        n_treated_as_public=bool(schema.n_public),
+        clip_counts=dict(clip_counts),
+        randomness=randomness,
+        package_version=__version__,
+        n_input_records=int(n_in),
+        n_output_records=int(len(out)) if out is not None else 0,
+        output_kind=mech.output_kind,
+        output_columns=list(out.columns) if out is not None else [],
+        input_sha256=input_hash,
+        output_sha256=out_hash,
+        schema_sha256=hashlib.sha256(schema.to_yaml().encode()).hexdigest(),
+        notes=notes,
+        extra=extra,
+    )
+
+
+# ---- file release (streaming) ----------------------------------------------------------
+
+def release_file(
+    input_path: str | Path,
+    schema: Schema,
+    out_path: str | Path,
+    mechanism: str = DEFAULT_MECHANISM,
+    epsilon: float | None = 1.0,
+    *,
+    delta: float | None = None,
+    rng=None,
+    on_out_of_bounds: str = "clip",
+    n_synthetic: int | None = None,
+    certificate_path: str | Path | None = None,
+    ledger=None,
+    dataset_id: str | None = None,
+    budget=None,
+    chunk_rows: int = 200_000,
+    progress: Callable[[str, int], None] | None = None,
+    **params,
+) -> Certificate:
+    """Release a CSV/Parquet file into ``out_path`` (atomic), streaming it in chunks.
+
+    Row-aligned moment-based mechanisms read the file twice (statistics, then
+    projection); synthetic mechanisms with ``fit_stats`` read it once; others read it
+    into memory. Nothing is written unless the whole release succeeds.
+    """
+    input_path, out_path = Path(input_path), Path(out_path)
+    table_format(out_path)  # fail early on an unsupported output type
+    mech_cls = get_mechanism(mechanism)
+    enc, lab = _prepare(schema, mech_cls)
+    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
+    if not input_path.exists():
+        raise InputDataError(f"input file {input_path} does not exist")
+    if input_path.stat().st_size == 0:
+        raise InputDataError(f"input file {input_path} is empty (no header, no records)")
+    clip_counts: dict[str, int] = {}
+    n_classes = len(lab.columns[0].categories) if lab is not None else None
+
+    def chunks():
+        return iter_table_chunks(input_path, schema, chunk_rows)
+
+    def encode(df, offset):
+        e = enc.encode(df, on_out_of_bounds=on_out_of_bounds, row_offset=offset)
+        for k, v in e.clip_counts.items():
+            clip_counts[k] = clip_counts.get(k, 0) + v
+        return e.X
+
+    def labels(df):
+        return lab.encode(df).X.argmax(axis=1)
+
+    streaming = hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
+    fmt = table_format(out_path)
+
+    def run():
+        if streaming:
+            stats = stream_stats(chunks(), encode, enc.width, labels if lab is not None else None, n_classes,
+                                 progress=(lambda k: progress("statistics", k)) if progress else None)
+            _check_n(stats.n, enc.width, mech)
+            mech.fit_stats(stats)
+            n_in = stats.n
+        else:
+            frames = list(chunks())
+            df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=schema.names)
+            X = encode(df, 0)
+            y = labels(df) if lab is not None else None
+            _check_n(len(df), enc.width, mech)
+            mech.fit(X, y)
+            n_in = len(df)
+        if isinstance(mech, RowAlignedMechanism):
+            row_iter = (
+                enc.decode(mech.transform(encode(df, 0) if streaming else X_part))
+                for df, X_part in _row_chunks(streaming, chunks, X if not streaming else None, chunk_rows)
+            )
+            clip_before = dict(clip_counts)
+            n_out = _write_chunks(row_iter, out_path, fmt, progress)
+            clip_counts.clear()
+            clip_counts.update(clip_before)  # second pass re-counts the same clips
+        else:
+            m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+            Xs, ys = mech.sample(m)
+            out = _decode_synthetic(mech, Xs, ys, enc, lab)
+            n_out = _write_chunks(iter([out]), out_path, fmt, progress)
+        return n_in, n_out
+
+    n_in, n_out = _with_ledger(ledger, dataset_id, budget, mech, run)
+    # certificate
+    out_cols = list(pd.read_parquet(out_path).columns) if fmt == "parquet" else list(
+        pd.read_csv(out_path, nrows=0).columns)
+    cert = _certificate(mech, schema, clip_counts, n_in, pd.DataFrame(columns=out_cols), file_sha256(input_path),
+                        file_sha256(out_path))
+    cert.n_output_records = int(n_out)
+    if certificate_path is not None:
+        with atomic_write(certificate_path, "w") as fh:
+            fh.write(cert.to_json())
+    return cert
+
+
+def _row_chunks(streaming, chunks, X, chunk_rows):
+    if streaming:
+        for df in chunks():
+            yield df, None
+    else:
+        for start in range(0, X.shape[0], chunk_rows):
+            yield None, X[start:start + chunk_rows]
+
+
+def _write_chunks(frames, out_path: Path, fmt: str, progress=None) -> int:
+    """Write an iterator of DataFrames to one file atomically; return the row count."""
+    n = 0
+    with atomic_write(out_path, "wb") as fh:
+        if fmt == "csv":
+            import gzip
+
+            sink = gzip.GzipFile(fileobj=fh, mode="wb") if str(out_path).lower().endswith(".gz") else fh
+            first = True
+            for df in frames:
+                buf = io.StringIO()
+                df.to_csv(buf, index=False, header=first)
+                sink.write(buf.getvalue().encode())
+                first = False
+                n += len(df)
+                if progress:
+                    progress("writing", n)
+            if sink is not fh:
+                sink.close()
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            writer = None
+            for df in frames:
+                table = pa.Table.from_pandas(df, preserve_index=False)
+                if writer is None:
+                    writer = pq.ParquetWriter(fh, table.schema)
+                writer.write_table(table)
+                n += len(df)
+                if progress:
+                    progress("writing", n)
+            if writer is not None:
+                writer.close()
+    return n

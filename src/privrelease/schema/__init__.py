@@ -1,0 +1,6 @@
+"""Schema and encoding: the declared public description of a table."""
+
+from .encoding import EncodedDomain, EncodedTable, Encoder
+from .schema import CategoricalColumn, NumericColumn, Schema, draft_schema
+
+__all__ = ["Schema", "NumericColumn", "CategoricalColumn", "Encoder", "EncodedTable", "EncodedDomain", "draft_schema"]

@@ -1,0 +1,393 @@
+"""Declared public schema: column types, bounds, category levels and roles.
+
+The schema is the one place where public knowledge enters a release. Nothing in
+:mod:`privrelease` reads bounds or levels from the private data during a release;
+:func:`draft_schema` does read the data, and says so, so that a user can review
+and edit a proposal before any release.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from ..errors import NotPrivateWarning, SchemaError
+
+ROLES = (None, "feature", "label", "target")
+
+
+@dataclass(frozen=True)
+class NumericColumn:
+    """A numeric column with public bounds ``lower <= value <= upper``.
+
+    ``integer=True`` rounds decoded values to whole numbers.
+    ``role="target"`` marks a regression target (kept as its own column by
+    supervised mechanisms).
+    """
+
+    name: str
+    lower: float
+    upper: float
+    integer: bool = False
+    role: str | None = None
+    kind: str = field(default="numeric", init=False)
+
+    def __post_init__(self):
+        _check_name(self.name)
+        for bound in ("lower", "upper"):
+            v = getattr(self, bound)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise SchemaError(f"column '{self.name}': '{bound}' must be a finite number, got {v!r}")
+        if not self.lower < self.upper:
+            raise SchemaError(
+                f"column '{self.name}': lower ({self.lower}) must be smaller than upper ({self.upper})"
+            )
+        if self.role not in ROLES or self.role == "label":
+            raise SchemaError(
+                f"column '{self.name}': role of a numeric column must be 'feature' or 'target', got {self.role!r}"
+            )
+
+    @property
+    def width(self) -> int:
+        return 1
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"type": "numeric", "lower": self.lower, "upper": self.upper}
+        if self.integer:
+            d["integer"] = True
+        if self.role not in (None, "feature"):
+            d["role"] = self.role
+        return d
+
+
+@dataclass(frozen=True)
+class CategoricalColumn:
+    """A categorical column with its public list of levels.
+
+    ``missing`` names the level that stands for a missing value (it must be one of
+    ``categories``); without it, a missing value is refused. ``taxonomy`` is an
+    optional public generalisation tree (nested mappings ending in lists of
+    levels), used by generalisation mechanisms such as DiffGen.
+    """
+
+    name: str
+    categories: tuple[str, ...]
+    role: str | None = None
+    missing: str | None = None
+    taxonomy: Any = None
+    kind: str = field(default="categorical", init=False)
+
+    def __post_init__(self):
+        _check_name(self.name)
+        cats = tuple(str(c) for c in self.categories)
+        object.__setattr__(self, "categories", cats)
+        if len(cats) < 1:
+            raise SchemaError(f"column '{self.name}': a categorical column needs at least one category")
+        dup = sorted({c for c in cats if cats.count(c) > 1})
+        if dup:
+            raise SchemaError(f"column '{self.name}': duplicated categories {dup}")
+        if self.missing is not None and str(self.missing) not in cats:
+            raise SchemaError(
+                f"column '{self.name}': missing level {self.missing!r} is not one of its categories"
+            )
+        if self.role not in ROLES or self.role == "target":
+            raise SchemaError(
+                f"column '{self.name}': role of a categorical column must be 'feature' or 'label', got {self.role!r}"
+            )
+
+    @property
+    def width(self) -> int:
+        return len(self.categories)
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"type": "categorical", "categories": list(self.categories)}
+        if self.role not in (None, "feature"):
+            d["role"] = self.role
+        if self.missing is not None:
+            d["missing"] = self.missing
+        if self.taxonomy is not None:
+            d["taxonomy"] = self.taxonomy
+        return d
+
+
+Column = NumericColumn | CategoricalColumn
+
+_COLUMN_KEYS = {
+    "numeric": {"type", "lower", "upper", "integer", "role"},
+    "categorical": {"type", "categories", "role", "missing", "taxonomy"},
+}
+_TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description"}
+
+
+def _check_name(name):
+    if not isinstance(name, str) or not name:
+        raise SchemaError(f"column names must be non-empty strings, got {name!r}")
+
+
+@dataclass(frozen=True)
+class Schema:
+    """An ordered set of columns plus release-wide public facts.
+
+    Parameters
+    ----------
+    columns : sequence of NumericColumn / CategoricalColumn
+    na_values : strings that mean "missing" in input files (e.g. ``"?"``)
+    n_public : whether the number of records is public (bounded / replace-one
+        neighbouring relation, the default of every mechanism here)
+    row_norm_bound : optional public bound on the L2 norm of an encoded row
+    """
+
+    columns: tuple[Column, ...]
+    name: str | None = None
+    na_values: tuple[str, ...] = ()
+    n_public: bool = True
+    row_norm_bound: float | None = None
+    description: str | None = None
+
+    def __post_init__(self):
+        cols = tuple(self.columns)
+        object.__setattr__(self, "columns", cols)
+        object.__setattr__(self, "na_values", tuple(str(v) for v in self.na_values))
+        if not cols:
+            raise SchemaError("the schema declares no columns")
+        names = [c.name for c in cols]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise SchemaError(f"duplicated column names {dup}")
+        labels = [c.name for c in cols if c.role == "label"]
+        if len(labels) > 1:
+            raise SchemaError(f"at most one label column is allowed, got {labels}")
+        if self.row_norm_bound is not None and not (self.row_norm_bound > 0):
+            raise SchemaError("row_norm_bound must be positive")
+
+    # ---- construction -------------------------------------------------
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Schema":
+        """Build a schema from its dictionary (YAML/JSON) form.
+
+        >>> s = Schema.from_dict({"columns": {"age": {"type": "numeric", "lower": 17, "upper": 90},
+        ...                                   "sex": {"type": "categorical", "categories": ["F", "M"]}}})
+        >>> [c.name for c in s.columns], s.encoded_width
+        (['age', 'sex'], 3)
+        """
+        if not isinstance(d, Mapping):
+            raise SchemaError(f"a schema must be a mapping with a 'columns' key, got {type(d).__name__}")
+        unknown = set(d) - _TOP_KEYS
+        if unknown:
+            raise SchemaError(f"unknown schema keys {sorted(unknown)}; allowed: {sorted(_TOP_KEYS)}")
+        raw = d.get("columns")
+        if isinstance(raw, list):  # list form: [{name: ..., type: ...}, ...]
+            items = []
+            for entry in raw:
+                if not isinstance(entry, Mapping) or "name" not in entry:
+                    raise SchemaError("each column in list form needs a 'name'")
+                e = dict(entry)
+                items.append((e.pop("name"), e))
+        elif isinstance(raw, Mapping):
+            items = list(raw.items())
+        else:
+            raise SchemaError("the schema needs a 'columns' mapping of column name -> spec")
+        cols = [_column_from_dict(str(n), spec) for n, spec in items]
+        na = d.get("na_values", ())
+        if isinstance(na, str):
+            na = (na,)
+        return cls(
+            columns=tuple(cols),
+            name=d.get("name"),
+            na_values=tuple(na or ()),
+            n_public=bool(d.get("n_public", True)),
+            row_norm_bound=d.get("row_norm_bound"),
+            description=d.get("description"),
+        )
+
+    @classmethod
+    def from_yaml(cls, path: str | Path) -> "Schema":
+        path = Path(path)
+        try:
+            text = path.read_text()
+        except OSError as exc:
+            raise SchemaError(f"cannot read schema file {path}: {exc.strerror or exc}") from None
+        try:
+            d = yaml.safe_load(text) if path.suffix.lower() != ".json" else json.loads(text)
+        except (yaml.YAMLError, json.JSONDecodeError) as exc:
+            raise SchemaError(f"schema file {path} is not valid YAML/JSON: {str(exc).splitlines()[0]}") from None
+        return cls.from_dict(d)
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {}
+        if self.name:
+            d["name"] = self.name
+        if self.description:
+            d["description"] = self.description
+        if self.na_values:
+            d["na_values"] = list(self.na_values)
+        if not self.n_public:
+            d["n_public"] = False
+        if self.row_norm_bound is not None:
+            d["row_norm_bound"] = self.row_norm_bound
+        d["columns"] = {c.name: c.to_dict() for c in self.columns}
+        return d
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=None, width=100)
+
+    # ---- views --------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def __getitem__(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise SchemaError(f"the schema has no column '{name}'")
+
+    @property
+    def label(self) -> CategoricalColumn | None:
+        for c in self.columns:
+            if c.role == "label":
+                return c
+        return None
+
+    @property
+    def target(self) -> NumericColumn | None:
+        targets = [c for c in self.columns if c.role == "target"]
+        return targets[0] if targets else None
+
+    @property
+    def numeric(self) -> list[NumericColumn]:
+        return [c for c in self.columns if c.kind == "numeric"]
+
+    @property
+    def categorical(self) -> list[CategoricalColumn]:
+        return [c for c in self.columns if c.kind == "categorical"]
+
+    @property
+    def encoded_width(self) -> int:
+        return sum(c.width for c in self.columns)
+
+    def select(self, names: Iterable[str]) -> "Schema":
+        """The sub-schema of the named columns, in schema order."""
+        names = set(names)
+        missing = names - set(self.names)
+        if missing:
+            raise SchemaError(f"the schema has no columns {sorted(missing)}")
+        return Schema(
+            columns=tuple(c for c in self.columns if c.name in names),
+            name=self.name,
+            na_values=self.na_values,
+            n_public=self.n_public,
+            row_norm_bound=self.row_norm_bound,
+        )
+
+    def without(self, names: Iterable[str]) -> "Schema":
+        names = set(names)
+        return self.select([c.name for c in self.columns if c.name not in names])
+
+    def with_role(self, name: str, role: str | None) -> "Schema":
+        """A copy in which column ``name`` has the given role (others keep theirs, a previous label loses it)."""
+        import dataclasses
+
+        cols = []
+        for c in self.columns:
+            if c.name == name:
+                cols.append(dataclasses.replace(c, role=role))
+            elif role == "label" and c.role == "label":
+                cols.append(dataclasses.replace(c, role=None))
+            else:
+                cols.append(c)
+        if name not in self.names:
+            raise SchemaError(f"the schema has no column '{name}'")
+        return dataclasses.replace(self, columns=tuple(cols))
+
+
+def _column_from_dict(name: str, spec: Any) -> Column:
+    if not isinstance(spec, Mapping):
+        raise SchemaError(f"column '{name}': spec must be a mapping with a 'type', got {spec!r}")
+    ctype = spec.get("type")
+    if ctype not in _COLUMN_KEYS:
+        raise SchemaError(f"column '{name}': type must be 'numeric' or 'categorical', got {ctype!r}")
+    unknown = set(spec) - _COLUMN_KEYS[ctype]
+    if unknown:
+        raise SchemaError(
+            f"column '{name}': unknown keys {sorted(unknown)} for a {ctype} column; "
+            f"allowed: {sorted(_COLUMN_KEYS[ctype])}"
+        )
+    role = spec.get("role")
+    if ctype == "numeric":
+        for k in ("lower", "upper"):
+            if k not in spec:
+                raise SchemaError(f"column '{name}': a numeric column needs '{k}' (a public bound)")
+        return NumericColumn(
+            name=name,
+            lower=spec["lower"],
+            upper=spec["upper"],
+            integer=bool(spec.get("integer", False)),
+            role=role,
+        )
+    cats = spec.get("categories")
+    if not isinstance(cats, (list, tuple)):
+        raise SchemaError(f"column '{name}': a categorical column needs a 'categories' list")
+    return CategoricalColumn(
+        name=name,
+        categories=tuple(cats),
+        role=role,
+        missing=spec.get("missing"),
+        taxonomy=spec.get("taxonomy"),
+    )
+
+
+def draft_schema(df, max_levels: int = 50, label: str | None = None) -> Schema:
+    """Propose a schema from data, for a human to review before any release.
+
+    This reads the (possibly private) data: bounds and levels taken from it are
+    **not** differentially private, so a :class:`NotPrivateWarning` is issued. Replace
+    the drafted bounds by public ones (documentation, domain knowledge) before release.
+    Numeric bounds are widened to "nice" round numbers so that they reveal less.
+    """
+    import pandas as pd
+
+    warnings.warn(
+        "schema drafting read the data: the drafted bounds and categories are not private; "
+        "review them and replace them by public knowledge before releasing",
+        NotPrivateWarning,
+        stacklevel=2,
+    )
+    cols: list[Column] = []
+    for name in df.columns:
+        s = df[name]
+        num = pd.to_numeric(s, errors="coerce")
+        nonnull = s.dropna()
+        numeric_share = num.notna().sum() / max(len(nonnull), 1)
+        role = "label" if name == label else None
+        if numeric_share > 0.99 and (nonnull.nunique() > max_levels or role is None and nonnull.nunique() > 10):
+            lo, hi = float(num.min()), float(num.max())
+            lo, hi = _nice_floor(lo), _nice_ceil(hi)
+            if lo == hi:
+                hi = lo + 1
+            is_int = bool((num.dropna() == num.dropna().round()).all())
+            cols.append(NumericColumn(name=str(name), lower=lo, upper=hi, integer=is_int))
+        else:
+            levels = sorted(map(str, nonnull.unique()))
+            cols.append(CategoricalColumn(name=str(name), categories=tuple(levels), role=role))
+    return Schema(columns=tuple(cols))
+
+
+def _nice_ceil(v: float) -> float:
+    if v <= 0:
+        return -_nice_floor(-v)
+    mag = 10 ** math.floor(math.log10(v))
+    return float(math.ceil(v / mag) * mag)
+
+
+def _nice_floor(v: float) -> float:
+    if v <= 0:
+        return -_nice_ceil(-v) if v < 0 else 0.0
+    mag = 10 ** math.floor(math.log10(v))
+    return float(math.floor(v / mag) * mag)
