@@ -32,7 +32,7 @@ from .mechanisms.privacy import check_delta, check_epsilon
 from .noise import make_source
 from .schema import Encoder, Schema
 
-DEFAULT_MECHANISM = "jiang-pca"
+DEFAULT_MECHANISM = "gauss-pca"
 MIN_RECORDS = 2
 
 
@@ -125,6 +125,17 @@ def build_mechanism(name: str, epsilon, delta=None, rng=None, domain=None, **par
     return cls(**kwargs)
 
 
+def _schema_params(mech_cls, schema: Schema, lab, params: dict) -> dict:
+    """Public facts from the schema that a mechanism accepts as parameters (never read from data)."""
+    accepted = inspect.signature(mech_cls.__init__).parameters
+    out = dict(params)
+    if "n_classes" in accepted and lab is not None and "n_classes" not in out:
+        out["n_classes"] = len(lab.columns[0].categories)
+    if "row_norm_bound" in accepted and schema.row_norm_bound is not None and "row_norm_bound" not in out:
+        out["row_norm_bound"] = float(schema.row_norm_bound)
+    return out
+
+
 def _user_params(mech: Mechanism) -> dict:
     return {k: v for k, v in mech.get_params(deep=False).items() if k not in ("rng", "domain")}
 
@@ -133,7 +144,7 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
     """Feature encoder and (for supervised mechanisms) label encoder."""
     if not isinstance(schema, Schema):
         raise SchemaError(f"schema must be a privrelease.Schema, got {type(schema).__name__}")
-    if mech_cls.supervised:
+    if mech_cls.supervised or (getattr(mech_cls, "uses_label", False) and schema.label is not None):
         label = schema.label
         if label is None:
             raise SchemaError(f"mechanism '{mech_cls.name}' needs a label column: mark one with 'role: label'")
@@ -199,6 +210,7 @@ def release(
     enc, lab = _prepare(schema, mech_cls)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
+    params = _schema_params(mech_cls, schema, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     _check_n(len(data), enc.width, mech)
     input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
@@ -325,6 +337,7 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _schema_params(mech_cls, schema, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")
@@ -348,8 +361,30 @@ def release_file(
     streaming = hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
     fmt = table_format(out_path)
 
+    multi_pass = getattr(mech, "multi_pass", False) and hasattr(mech, "fit_passes")
+
     def run():
-        if streaming:
+        if multi_pass:
+            # the mechanism makes its own passes over fresh chunk iterators (memory flat in n)
+            counter = {"n": 0, "pass": 0}
+
+            def make_chunks():
+                counter["pass"] += 1
+                counter["n"] = 0
+                for df in chunks():
+                    X = encode(df, counter["n"])
+                    counter["n"] += len(df)
+                    if progress:
+                        progress(f"pass {counter['pass']}", counter["n"])
+                    yield X, (labels(df) if lab is not None else None)
+
+            mech.fit_passes(make_chunks)
+            n_in = counter["n"]
+            _check_n(n_in, enc.width, mech)
+            clip_counts_pass = dict(clip_counts)
+            for k in clip_counts_pass:  # every pass re-counts the same clips
+                clip_counts[k] = clip_counts_pass[k] // max(counter["pass"], 1)
+        elif streaming:
             stats = stream_stats(chunks(), encode, enc.width, labels if lab is not None else None, n_classes,
                                  progress=(lambda k: progress("statistics", k)) if progress else None)
             _check_n(stats.n, enc.width, mech)

@@ -1,0 +1,624 @@
+"""gauss-pca: a Gaussian-mechanism probabilistic-PCA mixture with L2 row clipping (the default release).
+
+The seed mechanisms calibrate Laplace noise to box bounds, so their second-moment
+sensitivities grow with the square of the dimension (ALGORITHMS.md T1, 3.11). This
+mechanism clips encoded rows to an L2 ball around a DP centre and releases every
+statistic with the Gaussian mechanism, whose second-moment sensitivity is the squared
+radius whatever the dimension (T2); it accounts in zero-concentrated DP and converts to
+``(epsilon, delta)`` with ``dp_accounting`` (:mod:`privrelease.mechanisms.zcdp`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, ClassVar, Iterable
+
+import numpy as np
+
+from ..engine.stats import SufficientStats
+from ..errors import InputDataError, ParameterError
+from ..linalg import mirror, sorted_eigh, symmetrize, upper
+from ..schema.encoding import EncodedDomain
+from .base import R1_LABEL, SyntheticMechanism, register
+from .privacy import check_delta
+from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
+
+#: Default split of the total zCDP budget rho (chosen on gas_drift and musk2, never on HAPT or Adult).
+DEFAULT_SPLIT = {
+    "centre": 0.04,
+    "radius": 0.01,
+    "basis": 0.30,
+    "counts": 0.02,
+    "sums": 0.15,
+    "moments": 0.46,
+    "residual": 0.02,
+}
+#: Extra share taken (from all parts proportionally) when the dimension is selected privately.
+DEFAULT_SELECTION_SHARE = 0.05
+DEFAULT_COMPONENT_GRID = (5, 10, 15, 20, 30, 40, 60)
+PARTS = tuple(DEFAULT_SPLIT)
+
+
+# ---- sensitivities (R1, label inside the record) -------------------------------------
+
+def centre_sensitivity(domain: EncodedDomain, row_norm_bound: float | None = None) -> float:
+    """L2 sensitivity of ``sum_i x_i`` for encoded rows: ``min(sqrt(p1 + 2 p2), 2 B)``.
+
+    Replacing x by x' changes the sum by ``x' - x``. Numeric coordinates lie in [0, 1]
+    and each one-hot block changes two coordinates by 1, so
+    ``||x - x'||_2^2 <= p1 + 2 p2``; rows scaled into the ball of public radius B (the
+    schema's ``row_norm_bound``) also satisfy ``||x - x'|| <= 2 B``. Scaling a row
+    towards 0 keeps it in the convex hull of the domain and 0, whose vertices give the
+    same first bound.
+    """
+    s = domain.max_l2_diff
+    if row_norm_bound is not None:
+        s = min(s, 2.0 * float(row_norm_bound))
+    return float(s)
+
+
+def domain_radius(domain: EncodedDomain, centre: np.ndarray, row_norm_bound: float | None = None) -> float:
+    """Largest ``||x - c||_2`` over encoded rows x (public: c is a DP release).
+
+    Numeric coordinate j contributes at most ``max(c_j, 1 - c_j)^2``; a one-hot block b
+    at level k contributes ``||e_k - c_b||^2 = ||c_b||^2 + 1 - 2 c_k``, largest for the
+    smallest ``c_k``. With a public row-norm bound B also ``||x - c|| <= B + ||c||``.
+    """
+    c = np.asarray(centre, dtype=np.float64)
+    idx = np.asarray(domain.numeric, dtype=int)
+    r2 = float(np.sum(np.maximum(c[idx], 1.0 - c[idx]) ** 2)) if idx.size else 0.0
+    for a, b in domain.blocks:
+        cb = c[a:b]
+        r2 += float(cb @ cb + 1.0 - 2.0 * cb.min())
+    r = math.sqrt(max(r2, 0.0))
+    if row_norm_bound is not None:
+        r = min(r, float(row_norm_bound) + float(np.linalg.norm(c)))
+    return r
+
+
+def sum_sensitivity(radius: float) -> float:
+    """Per-class sums of clipped rows ``t_i`` (``||t_i|| <= R``), all classes stacked: ``2 R``.
+
+    Same class: ``||t' - t|| <= 2 R``. Class changes: one block loses t, another gains t',
+    ``sqrt(||t||^2 + ||t'||^2) <= sqrt(2) R``. The maximum is ``2 R``.
+    """
+    return 2.0 * radius
+
+
+def moment_sensitivity(radius: float) -> float:
+    """Upper triangles of per-class ``sum t t^T`` (or of the global one), stacked: ``sqrt(2) R^2``.
+
+    Same class: ``||upper(t t^T - t' t'^T)||_2 <= ||t t^T - t' t'^T||_F`` and
+    ``||t t^T - t' t'^T||_F^2 = ||t||^4 + ||t'||^4 - 2 (t . t')^2 <= 2 R^4``
+    (ALGORITHMS.md T2 scaled by R^2; attained by orthogonal t, t' of norm R, for which
+    the upper-triangle norm is also ``sqrt(2) R^2``). Class changes: two blocks move by
+    ``upper(t t^T)`` and ``upper(t' t'^T)``, each of norm ``<= ||t||^2 <= R^2``, total
+    ``<= sqrt(2) R^2``.
+    """
+    return math.sqrt(2.0) * radius**2
+
+
+COUNT_SENSITIVITY = math.sqrt(2.0)  # a record changing class moves two counts by 1: ||e_y - e_y'||_2
+
+
+def residual_sensitivity(radius: float) -> float:
+    """``sum_i (||z_i||^2 - ||V^T z_i||^2)``: each term lies in [0, R^2], so replacing one changes it by ``<= R^2``."""
+    return radius**2
+
+
+def sq_distance_sensitivity(r_dom: float) -> float:
+    """``sum_i ||x_i - c||^2`` with ``||x_i - c|| <= r_dom``: each term in [0, r_dom^2]; sensitivity ``r_dom^2``."""
+    return r_dom**2
+
+
+def clip_rows(X: np.ndarray, centre: np.ndarray, radius: float, row_norm_bound: float | None = None) -> np.ndarray:
+    """Rows ``z = (x - c) min(1, R / ||x - c||)`` (after scaling x into the public ball ``||x|| <= B``)."""
+    X = np.asarray(X, dtype=np.float64)
+    if row_norm_bound is not None:
+        X = _scale_to_ball(X, float(row_norm_bound))
+    Z = X - centre
+    norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
+    scale = np.minimum(1.0, radius / np.maximum(norms, 1e-300))
+    return Z * scale[:, None]
+
+
+def _scale_to_ball(X: np.ndarray, B: float) -> np.ndarray:
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    if np.all(norms <= B):
+        return X
+    return X * np.minimum(1.0, B / np.maximum(norms, 1e-300))[:, None]
+
+
+@register
+class GaussPCA(SyntheticMechanism):
+    """Gaussian-mechanism probabilistic-PCA mixture with L2 row clipping and residual variance.
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf]
+        Target epsilon. ``inf`` releases the exact (clipped) statistics, no noise.
+    delta : float in (0, 1), default 1e-5
+    n_components : int or "select", default 20
+        P, the dimension of the basis. ``"select"`` chooses P from ``component_grid`` with
+        the exponential mechanism, paid with ``selection_share`` of the budget.
+    clip_radius : "auto", "schema" or float, default "auto"
+        Radius R of the L2 ball around the DP centre that rows are clipped to.
+        ``"auto"``: ``radius_factor`` times a DP estimate of the root-mean-square distance
+        of the rows to the DP centre; ``"schema"``: the largest distance the schema allows
+        (no clipping, one pass suffices); a float: a public radius declared by the user.
+    radius_factor : float, default 1.5
+    budget_split : dict or None
+        Shares of the total zCDP rho for the parts ``centre, radius, basis, counts,
+        sums, moments, residual`` (normalised to sum to 1; omitted parts keep their
+        default share). Parts that a configuration does not use (counts without labels,
+        radius with a fixed radius, basis with a public basis) give their share to the others.
+    covariance : "class" or "pooled", default "class"
+        One covariance per class, or one pooled within-class covariance.
+    basis : array (p x P) or None
+        A public basis (orthonormalised), e.g. from public data; no budget is spent on it.
+    component_grid : tuple of int
+        Candidates for ``n_components="select"``.
+    selection_share : float in (0, 1), default 0.05
+    n_classes : int or None
+        Number of label levels (public; the release passes it from the schema).
+    row_norm_bound : float or None
+        Public bound B on ``||x||_2`` of encoded rows (the schema's ``row_norm_bound``);
+        rows are scaled into that ball first.
+    accounting : "auto", "gaussian" or "zcdp"
+        ``"auto"``: the tight Gaussian profile for continuous Gaussian noise (seeded
+        source), the zCDP conversion for the secure source's discrete Gaussian noise.
+    domain : EncodedDomain or None
+    rng : None, int or numpy.random.Generator
+
+    Attributes
+    ----------
+    centre_ : DP centre (p,)
+    radius_ : clip radius R
+    components_ : (P, p) orthonormal rows, the basis
+    class_weights_, class_means_, class_covariances_ : per-class model in the basis
+    residual_variance_ : sigma^2, the per-coordinate variance outside the basis
+    rho_ : total zCDP parameter; ``rho_split_`` its parts
+    privacy_cost_, sensitivities_, noise_scales_, budget_split_
+
+    Notes
+    -----
+    Guarantee: ``(epsilon, delta)``-DP under R1 with the label inside the record (one
+    record, label included, replaced; n public). Every release below is a Gaussian
+    mechanism on a query of bounded L2 sensitivity, hence ``Delta^2 / (2 sigma^2)``-zCDP;
+    the parts compose adaptively (later queries use earlier releases, never the raw data
+    beyond the stated query), so the total is ``rho = sum of the parts``, converted to
+    ``(epsilon, delta)`` by :func:`~privrelease.mechanisms.zcdp.calibrate_rho`.
+
+    Steps and sensitivities (encoded rows x: numeric in [0, 1], one-hot blocks;
+    ``p1`` numeric columns, ``p2`` categorical variables):
+
+    1. DP centre (pass 1). ``sum_i x_i`` plus Gaussian noise, L2 sensitivity
+       ``min(sqrt(p1 + 2 p2), 2 B)`` (:func:`centre_sensitivity`); ``c`` = noisy sum / n,
+       clipped into [0, 1]. The centre is a DP release, not public knowledge; clipping is
+       around it.
+    2. DP radius (``clip_radius="auto"``). ``T = sum_i ||x_i - c||^2``, computed from
+       pass-1 accumulators ``sum ||x||^2`` and ``sum x`` once c is released; each term
+       lies in ``[0, r_dom(c)^2]`` with ``r_dom(c)`` the largest distance the schema
+       allows from c (:func:`domain_radius`), so the sensitivity is ``r_dom^2``.
+       ``R = radius_factor * sqrt(T~ / n)``. This is a DP estimate of the RMS distance
+       (a second-moment statistic), not a quantile: it needs no extra pass.
+    3. Clipping (pass 2). ``z_i = (x_i - c) min(1, R / ||x_i - c||)``, ``||z_i|| <= R``.
+       Pass 2 accumulates per-class ``n_c``, ``sum z`` and ``sum z z^T``
+       (:class:`~privrelease.engine.SufficientStats` of the clipped rows).
+    4. DP basis (Analyze Gauss, Dwork et al. 2014; ALGORITHMS.md 3.7). ``upper(sum_i z_i
+       z_i^T)`` plus Gaussian noise with sensitivity ``sqrt(2) R^2`` (R1 replace-one
+       constant of T2, scaled by R^2; the add/remove constant would be R^2);
+       mirrored; V = top-P eigenvectors. Skipped with a public ``basis``.
+    5. Optional private P: exponential mechanism over ``component_grid`` with utility
+       ``u(P) = tr(V_P^T A V_P) - 2 C P^{3/2} sigma_m`` (captured energy of the clipped rows
+       minus the expected spectral error of the C per-class moment releases, a
+       data-independent penalty); ``||V_P^T z||^2`` lies in [0, R^2], so the utility's
+       sensitivity is ``R^2``; Gumbel-max sampling; ``eps_sel = sqrt(8 rho_sel)``.
+    6. Per-class statistics in the basis, ``t_i = V^T z_i`` (``||t_i|| <= R``): counts
+       (sensitivity ``sqrt(2)``: a class change moves two counts; skipped without labels,
+       n being public), stacked sums (``2 R``, :func:`sum_sensitivity`), stacked upper
+       triangles of second moments (``sqrt(2) R^2``, :func:`moment_sensitivity`).
+    7. Residual variance. ``sum_i (||z_i||^2 - ||t_i||^2)``, each term in [0, R^2]:
+       sensitivity ``R^2``. ``sigma^2 = residual~ / (n (p - P))``.
+    8. Model (post-processing): ``mu_c = S1_c / n_c``, ``Sigma_c = PSD(S2_c / n_c - mu_c
+       mu_c^T)`` (or pooled); records are drawn from the probabilistic-PCA mixture
+       ``x = c + V t + sigma (I - V V^T) g``, ``t ~ N(mu_c, Sigma_c)``, ``g ~ N(0, I_p)``,
+       so released records are full rank (ALGORITHMS.md 3.11), and decoded through the
+       schema (numeric clipped to bounds, categorical by argmax).
+
+    Passes over the data: two (``clip_radius`` "auto" or a float): pass 1 for n,
+    ``sum x`` and ``sum ||x||^2``; pass 2 for the statistics of the clipped rows.
+    :meth:`fit_stats` on raw statistics is the one-pass variant: it cannot clip, so it
+    uses R = ``r_dom(c)`` (no record is ever clipped) and centres algebraically.
+    Memory is ``O(C p^2)``, independent of n. Cost ``O(n p^2 + p^3 + m p P)``.
+    """
+
+    name: ClassVar[str] = "gauss-pca"
+    guarantee: ClassVar[str] = "(epsilon,delta)-DP"
+    relation: ClassVar[str] = R1_LABEL
+    summary: ClassVar[str] = ("Gaussian-mechanism PCA mixture: L2 clipping around a DP centre, Analyze Gauss basis, "
+                              "per-class moments, residual variance; zCDP accounting (default)")
+    supervised: ClassVar[bool] = False
+    uses_label: ClassVar[bool] = True  # per-class model when the schema has a label
+    uses_delta: ClassVar[bool] = True
+    multi_pass: ClassVar[bool] = True
+
+    def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=20, clip_radius="auto", radius_factor=1.5,
+                 budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
+                 selection_share=DEFAULT_SELECTION_SHARE, n_classes=None, row_norm_bound=None,
+                 accounting="auto", domain=None, rng=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.n_components = n_components
+        self.clip_radius = clip_radius
+        self.radius_factor = radius_factor
+        self.budget_split = budget_split
+        self.covariance = covariance
+        self.basis = basis
+        self.component_grid = component_grid
+        self.selection_share = selection_share
+        self.n_classes = n_classes
+        self.row_norm_bound = row_norm_bound
+        self.accounting = accounting
+        self.domain = domain
+        self.rng = rng
+
+    # ---- validation and calibration -----------------------------------------------
+    def _validate(self, p: int, labelled: bool, radius_mode):
+        if self.covariance not in ("class", "pooled"):
+            raise ParameterError(f"covariance must be 'class' or 'pooled', got {self.covariance!r}")
+        if self.accounting not in ("auto", "gaussian", "zcdp"):
+            raise ParameterError(f"accounting must be 'auto', 'gaussian' or 'zcdp', got {self.accounting!r}")
+        cr = self.clip_radius
+        if isinstance(cr, str):
+            if cr not in ("auto", "schema"):
+                raise ParameterError(f"clip_radius must be 'auto', 'schema' or a number > 0, got {cr!r}")
+        elif isinstance(cr, bool) or not isinstance(cr, (int, float)) or not (cr > 0) or not math.isfinite(cr):
+            raise ParameterError(f"clip_radius must be 'auto', 'schema' or a number > 0, got {cr!r}")
+        rf = self.radius_factor
+        if isinstance(rf, bool) or not isinstance(rf, (int, float)) or not (rf > 0) or not math.isfinite(rf):
+            raise ParameterError(f"radius_factor must be a number > 0, got {rf!r}")
+        B = self.row_norm_bound
+        if B is not None and (isinstance(B, bool) or not isinstance(B, (int, float)) or not (B > 0)):
+            raise ParameterError(f"row_norm_bound must be a number > 0, got {B!r}")
+        if self.basis is not None:
+            V = np.asarray(self.basis, dtype=np.float64)
+            if V.ndim != 2 or V.shape[0] != p or not (1 <= V.shape[1] <= p) or not np.all(np.isfinite(V)):
+                raise ParameterError(f"basis must be a finite p x P array with p = {p} rows, got shape {V.shape}")
+        select = isinstance(self.n_components, str)
+        if select:
+            if self.n_components != "select":
+                raise ParameterError(f"n_components must be an integer or 'select', got {self.n_components!r}")
+            if self.basis is not None:
+                raise ParameterError("n_components='select' needs a private basis (basis=None)")
+            grid = [int(g) for g in self.component_grid if 1 <= int(g) <= p]
+            if not grid:
+                raise ParameterError(f"component_grid has no value in [1, {p}]")
+            self._check_fraction(self.selection_share, "selection_share")
+        elif self.basis is None:
+            self._check_int(self.n_components, "n_components", 1, None)
+        # shares
+        split = dict(DEFAULT_SPLIT)
+        if self.budget_split is not None:
+            if not isinstance(self.budget_split, dict):
+                raise ParameterError(f"budget_split must be a dict of shares, got {type(self.budget_split).__name__}")
+            unknown = sorted(set(self.budget_split) - set(PARTS))
+            if unknown:
+                raise ParameterError(f"budget_split has unknown part(s) {unknown}; parts: {list(PARTS)}")
+            for k, v in self.budget_split.items():
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0):
+                    raise ParameterError(f"budget_split['{k}'] must be a number > 0, got {v!r}")
+                split[k] = float(v)
+        if not labelled:
+            split.pop("counts")
+        if radius_mode != "auto":
+            split.pop("radius")
+        if self.basis is not None:
+            split.pop("basis")
+        total = sum(split.values())
+        shares = {k: v / total for k, v in split.items()}
+        if select:
+            s = float(self.selection_share)
+            shares = {k: v * (1 - s) for k, v in shares.items()}
+            shares["selection"] = s
+        return shares
+
+    def _calibrate(self, eps: float, delta: float, shares: dict) -> tuple[float, str]:
+        mode = self.accounting
+        if mode == "auto":
+            mode = "zcdp" if self.source_.secure else "gaussian"
+        if math.isinf(eps):
+            return math.inf, mode
+        return calibrate_rho(eps, delta, mode, float(shares.get("selection", 0.0))), mode
+
+    def _gauss(self, value, sens, part, coords):
+        """Gaussian mechanism spending ``rho_split_[part]``; records the noise std."""
+        nm = gaussian_noise_multiplier(self.rho_split_[part])
+        noisy, std = self.source_.add_gaussian(np.asarray(value, dtype=np.float64), sens, nm, coords)
+        self.sensitivities_[f"{part}_l2"] = float(sens)
+        self.noise_scales_[f"{part}_std"] = float(std)
+        return noisy
+
+    # ---- fitting ------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Fit on an encoded matrix (both passes in memory)."""
+        _, X, y, _ = self._check_common(X, y)
+        return self.fit_passes(lambda: iter([(X, y)]))
+
+    def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
+        """Two streaming passes: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs each time.
+
+        Pass 1 accumulates n, ``sum x``, ``sum ||x||^2`` (O(p) per record); pass 2 the
+        per-class statistics of the clipped rows (O(p^2) per record). Memory O(C p^2).
+        """
+        B = self.row_norm_bound
+        n, s1, sq, labelled, p = 0, None, 0.0, False, None
+        for X, y in make_chunks():
+            X = self._check_chunk(X)
+            if B is not None:
+                X = _scale_to_ball(X, float(B))
+            if s1 is None:
+                p = X.shape[1]
+                s1 = np.zeros(p)
+            n += X.shape[0]
+            s1 += X.sum(axis=0)
+            sq += float(np.einsum("ij,ij->", X, X))
+            labelled = labelled or y is not None
+        if s1 is None or n == 0:
+            raise InputDataError("the input has no records")
+        self.fit_centre(n, s1, sq, labelled=labelled)
+        n_classes = self._n_classes_from_chunks(make_chunks) if labelled else None
+        stats = SufficientStats(p=p)
+        for X, y in make_chunks():
+            X = self._check_chunk(X)
+            Z = clip_rows(X, self.centre_, self.radius_, B)
+            stats.update(Z, None if y is None else np.asarray(y, dtype=int), n_classes)
+        return self.fit_stats(stats)
+
+    def _n_classes_from_chunks(self, make_chunks):
+        if self.n_classes is not None:
+            return self._check_int(self.n_classes, "n_classes", 1)
+        # Without a declared number of classes the largest code is read from the data; the
+        # release always passes the schema's level count, so this is only for direct use.
+        k = 0
+        for _, y in make_chunks():
+            if y is not None and len(y):
+                k = max(k, int(np.max(y)) + 1)
+        self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
+        return k
+
+    def _check_chunk(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or not np.all(np.isfinite(X)):
+            raise InputDataError("X must be a finite 2-d encoded matrix")
+        if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+            raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+        return X
+
+    def fit_centre(self, n: int, s1: np.ndarray, sq_norm_sum: float | None, labelled: bool = False,
+                   radius_mode=None):
+        """Pass-1 releases: the DP centre and (``clip_radius="auto"``) the DP radius.
+
+        ``s1 = sum_i x_i`` and ``sq_norm_sum = sum_i ||x_i||^2`` of the encoded rows
+        (after scaling into the public ball when ``row_norm_bound`` is set).
+        """
+        eps, _, _, dom = self._check_common(None, p=len(s1))
+        delta = check_delta(self.delta)
+        if not math.isinf(eps) and delta <= 0:
+            raise ParameterError("gauss-pca needs delta > 0 (an (epsilon, delta)-DP mechanism)")
+        self.domain_ = dom
+        cr = self.clip_radius if radius_mode is None else radius_mode
+        shares = self._validate(dom.p, labelled, cr)
+        rho, mode = self._calibrate(eps, delta, shares)
+        self.rho_ = rho
+        self.rho_split_ = {k: rho * v for k, v in shares.items()}
+        self.accounting_mode_ = mode
+        self.sensitivities_, self.noise_scales_, self.notes_ = {}, {}, []
+        self.n_ = int(n)
+        self.labelled_ = bool(labelled)
+        B = self.row_norm_bound
+        s1n = self._gauss(s1, centre_sensitivity(dom, B), "centre", coords=dom.p)
+        self.centre_ = np.clip(s1n / n, 0.0, 1.0)
+        r_dom = domain_radius(dom, self.centre_, B)
+        self.domain_radius_ = r_dom
+        if cr == "auto":
+            if sq_norm_sum is None:
+                raise ParameterError("clip_radius='auto' needs sum ||x||^2 from the first pass")
+            c = self.centre_
+            T = float(sq_norm_sum) - 2.0 * float(c @ s1) + n * float(c @ c)
+            Tn = float(self._gauss(np.array([T]), sq_distance_sensitivity(r_dom), "radius", coords=1)[0])
+            rms = math.sqrt(max(Tn, 0.0) / n)
+            self.rms_distance_ = rms
+            self.radius_ = float(min(max(float(self.radius_factor) * rms, 1e-3 * r_dom), r_dom))
+            self.radius_source_ = "DP estimate: radius_factor x RMS distance to the DP centre"
+        elif cr == "schema":
+            self.radius_ = r_dom
+            self.radius_source_ = "schema: largest distance from the DP centre to the encoded domain (no clipping)"
+        else:
+            self.radius_ = float(min(float(cr), r_dom))
+            self.radius_source_ = "public radius declared by the user"
+        self._stage = "centre-fitted"
+        return self
+
+    def fit_stats(self, stats: SufficientStats, p=None):
+        """Stage 2 from the per-class statistics of the clipped rows (after :meth:`fit_centre`).
+
+        Called on *raw* statistics without :meth:`fit_centre` first, this is the one-pass
+        variant: centre from ``stats.s1``, radius = the schema's bound around it (no row
+        is clipped), statistics of ``x - c`` obtained algebraically.
+        """
+        if stats.s2 is None:
+            raise InputDataError("gauss-pca needs second moments in the statistics")
+        if getattr(self, "_stage", None) != "centre-fitted":
+            # one pass on raw statistics: no clipping is possible, radius from the schema
+            self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema")
+            if self.clip_radius != "schema":
+                self.notes_.append("one pass on raw statistics: no clipping, radius from the schema")
+            stats = _centre_stats(stats, self.centre_)
+        self._stage = None
+        return self._fit_model(stats)
+
+    def _fit_model(self, stats: SufficientStats):
+        dom, R, n, p = self.domain_, self.radius_, self.n_, self.domain_.p
+        if stats.n != n:
+            raise InputDataError(f"the two passes saw different numbers of records ({n} and {stats.n})")
+        if self.labelled_ and stats.classes:
+            C = max(max(stats.classes) + 1, int(self.n_classes or 0))
+            cls = [stats.classes.get(c) or SufficientStats(p=p) for c in range(C)]
+        else:
+            C, cls = 1, [stats]
+        A = sum((c.s2 for c in cls), np.zeros((p, p)))
+        # 4. basis
+        if self.basis is not None:
+            V, _ = np.linalg.qr(np.asarray(self.basis, dtype=np.float64))
+            self.basis_source_ = "public basis supplied by the user"
+            A_noisy = None
+        else:
+            up = self._gauss(upper(A), moment_sensitivity(R), "basis", coords=p * (p + 1) // 2)
+            A_noisy = mirror(up, p)
+            w_all, V_all = sorted_eigh(A_noisy)
+            self.basis_source_ = "DP: Analyze Gauss on the clipped second moment"
+        # 5. dimension
+        if self.basis is not None:
+            P = V.shape[1]
+        elif self.n_components == "select":
+            P = self._select_dimension(A, V_all, C, R)
+            V = V_all[:, :P]
+        else:
+            P = min(int(self.n_components), p)
+            V = V_all[:, :P]
+        self.n_components_ = P
+        # 6. per-class statistics in the basis
+        S1 = np.stack([V.T @ c.s1 for c in cls])  # C x P
+        S2 = np.stack([V.T @ c.s2 @ V for c in cls])  # C x P x P
+        counts = np.array([float(c.n) for c in cls])
+        if "counts" in self.rho_split_:
+            counts = self._gauss(counts, COUNT_SENSITIVITY, "counts", coords=2)
+        S1 = self._gauss(S1, sum_sensitivity(R), "sums", coords=2 * P).reshape(C, P)
+        iu = np.triu_indices(P)
+        S2u = self._gauss(S2[:, iu[0], iu[1]], moment_sensitivity(R), "moments", coords=P * (P + 1))
+        S2 = np.stack([mirror(S2u[c], P) for c in range(C)])
+        # 7. residual variance
+        if P < p:
+            res = float(np.trace(A) - np.trace(V.T @ A @ V))
+            res = float(self._gauss(np.array([res]), residual_sensitivity(R), "residual", coords=1)[0])
+            self.residual_variance_ = max(res, 0.0) / (n * (p - P))
+        else:
+            self.residual_variance_ = 0.0
+        # 8. model (post-processing)
+        w = np.maximum(counts, 0.0)
+        n_eff = np.maximum(counts, 1.0)
+        means = S1 / n_eff[:, None]
+        covs = S2 / n_eff[:, None, None] - np.einsum("ci,cj->cij", means, means)
+        if self.covariance == "pooled" and C > 1:
+            pooled = (S2.sum(axis=0) - np.einsum("c,ci,cj->ij", n_eff, means, means)) / n_eff.sum()
+            covs = np.stack([pooled] * C)
+        covs = np.stack([_psd(S) for S in covs])
+        self.components_ = V.T
+        self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(C, 1.0 / C)
+        self.class_means_ = means
+        self.class_covariances_ = covs
+        self.n_classes_ = C
+        self.budget_split_ = {k: float(v) for k, v in self.rho_split_.items()}
+        eps = float(self.epsilon)
+        self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
+                       self.rho_ if math.isfinite(self.rho_) else None)
+        return self
+
+    def _select_dimension(self, A, V_all, C, R) -> int:
+        p = A.shape[0]
+        grid = sorted({int(g) for g in self.component_grid if 1 <= int(g) <= p})
+        rho_m = self.rho_split_["moments"]
+        sigma_m = gaussian_noise_multiplier(rho_m) * moment_sensitivity(R)
+        AV = A @ V_all
+        captured = np.cumsum(np.einsum("ij,ij->j", V_all, AV))  # tr(V_P^T A V_P) for P = 1..p
+        util = np.array([captured[P - 1] - 2.0 * C * P**1.5 * sigma_m for P in grid])
+        eps_sel = math.sqrt(8.0 * self.rho_split_["selection"]) if math.isfinite(self.rho_) else math.inf
+        du = R**2  # sensitivity of the utility
+        self.sensitivities_["selection_utility"] = float(du)
+        if math.isinf(eps_sel):
+            k = int(np.argmax(util))
+        else:
+            k = int(np.argmax(eps_sel * util / (2.0 * du) + self.source_.gumbel(len(grid))))
+        self.selection_ = {"grid": grid, "epsilon": eps_sel, "chosen": grid[k]}
+        return grid[k]
+
+    # ---- sampling ------------------------------------------------------------------------
+    def sample(self, n: int):
+        """Draw ``n`` records from the released model; returns ``(X, y)`` (y None without labels)."""
+        n = self._check_int(n, "n", 1)
+        gen = self.source_.generator
+        C = self.n_classes_
+        k = _round_counts(self.class_weights_, n)
+        V = self.components_.T
+        p, P = V.shape
+        X = np.empty((n, p))
+        y = np.repeat(np.arange(C), k)
+        start = 0
+        for c in range(C):
+            if k[c] == 0:
+                continue
+            w, Q = np.linalg.eigh(self.class_covariances_[c])
+            L = Q * np.sqrt(np.maximum(w, 0.0))
+            T = self.class_means_[c] + gen.standard_normal((k[c], P)) @ L.T
+            X[start:start + k[c]] = T @ V.T
+            start += k[c]
+        if self.residual_variance_ > 0:
+            G = gen.standard_normal((n, p))
+            G -= (G @ V) @ V.T
+            X += math.sqrt(self.residual_variance_) * G
+        X += self.centre_
+        perm = gen.permutation(n)
+        return X[perm], (y[perm] if self.labelled_ else None)
+
+    def certificate_extra(self) -> dict:
+        eps, delta = float(self.epsilon), float(self.delta)
+        d = {
+            "rho_zcdp": self.rho_,
+            "rho_split": dict(self.rho_split_),
+            "accounting": self.accounting_mode_,
+            "n_components": int(self.n_components_),
+            "clip_radius": self.radius_,
+            "clip_radius_source": self.radius_source_,
+            "centre": "DP (Gaussian mechanism on the sum); rows clipped around it",
+            "basis": self.basis_source_,
+            "passes": 2 if getattr(self, "rms_distance_", None) is not None or self.clip_radius != "schema" else 1,
+            "n_treated_as_public": True,
+        }
+        if math.isfinite(self.rho_):
+            sel = math.sqrt(8.0 * self.rho_split_["selection"]) if "selection" in self.rho_split_ else 0.0
+            d["epsilon_check_dp_accounting"] = epsilon_for(self.rho_ - self.rho_split_.get("selection", 0.0), delta,
+                                                           self.accounting_mode_, sel)
+            d["epsilon_target"] = eps
+            d["delta"] = delta
+        if getattr(self, "selection_", None):
+            d["dimension_selection"] = dict(self.selection_)
+        return d
+
+
+def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
+    """Statistics of ``x - c`` from those of x (exact algebra, per class)."""
+    def one(s):
+        s1 = s.s1 - s.n * c
+        s2 = s.s2 - np.outer(s.s1, c) - np.outer(c, s.s1) + s.n * np.outer(c, c)
+        return SufficientStats(p=s.p, n=s.n, s1=s1, s2=symmetrize(s2))
+
+    out = one(stats)
+    out.classes = {k: one(v) for k, v in stats.classes.items()}
+    return out
+
+
+def _psd(S: np.ndarray) -> np.ndarray:
+    """Eigenvalues clipped at 0 (post-processing of a noisy covariance)."""
+    w, Q = np.linalg.eigh(symmetrize(S))
+    return (Q * np.maximum(w, 0.0)) @ Q.T
+
+
+def _round_counts(weights: np.ndarray, n: int) -> np.ndarray:
+    """Largest-remainder rounding of ``n * weights`` to integers summing to n."""
+    raw = np.asarray(weights, dtype=np.float64) * n
+    k = np.floor(raw).astype(int)
+    rest = n - int(k.sum())
+    if rest > 0:
+        k[np.argsort(-(raw - k))[:rest]] += 1
+    return k
