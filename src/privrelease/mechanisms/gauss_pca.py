@@ -35,6 +35,8 @@ DEFAULT_SPLIT = {
 }
 #: Extra share taken (from all parts proportionally) when the dimension is selected privately.
 DEFAULT_SELECTION_SHARE = 0.05
+#: Default dimension P (min(P, p)); chosen on gas_drift and musk2.
+DEFAULT_COMPONENTS = 20
 DEFAULT_COMPONENT_GRID = (5, 10, 15, 20, 30, 40, 60)
 PARTS = tuple(DEFAULT_SPLIT)
 
@@ -138,8 +140,8 @@ class GaussPCA(SyntheticMechanism):
     epsilon : float in (0, inf]
         Target epsilon. ``inf`` releases the exact (clipped) statistics, no noise.
     delta : float in (0, 1), default 1e-5
-    n_components : int or "select", default 20
-        P, the dimension of the basis. ``"select"`` chooses P from ``component_grid`` with
+    n_components : int, None or "select", default None
+        P, the dimension of the basis; None means ``min(DEFAULT_COMPONENTS, p)``. ``"select"`` chooses P from ``component_grid`` with
         the exponential mechanism, paid with ``selection_share`` of the budget.
     clip_radius : "auto", "schema" or float, default "auto"
         Radius R of the L2 ball around the DP centre that rows are clipped to.
@@ -243,7 +245,7 @@ class GaussPCA(SyntheticMechanism):
     uses_delta: ClassVar[bool] = True
     multi_pass: ClassVar[bool] = True
 
-    def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=20, clip_radius="auto", radius_factor=1.5,
+    def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.5,
                  budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
                  selection_share=DEFAULT_SELECTION_SHARE, n_classes=None, row_norm_bound=None,
                  accounting="auto", domain=None, rng=None):
@@ -295,8 +297,8 @@ class GaussPCA(SyntheticMechanism):
             if not grid:
                 raise ParameterError(f"component_grid has no value in [1, {p}]")
             self._check_fraction(self.selection_share, "selection_share")
-        elif self.basis is None:
-            self._check_int(self.n_components, "n_components", 1, None)
+        elif self.basis is None and self.n_components is not None:
+            self._check_int(self.n_components, "n_components", 1, p)
         # shares
         split = dict(DEFAULT_SPLIT)
         if self.budget_split is not None:
@@ -485,7 +487,7 @@ class GaussPCA(SyntheticMechanism):
             P = self._select_dimension(A, V_all, C, R)
             V = V_all[:, :P]
         else:
-            P = min(int(self.n_components), p)
+            P = min(DEFAULT_COMPONENTS, p) if self.n_components is None else int(self.n_components)
             V = V_all[:, :P]
         self.n_components_ = P
         # 6. per-class statistics in the basis
@@ -519,7 +521,7 @@ class GaussPCA(SyntheticMechanism):
         self.class_means_ = means
         self.class_covariances_ = covs
         self.n_classes_ = C
-        self.budget_split_ = {k: float(v) for k, v in self.rho_split_.items()}
+        self.budget_split_ = {f"rho_{k}": float(v) for k, v in self.rho_split_.items()}  # zCDP units
         eps = float(self.epsilon)
         self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
                        self.rho_ if math.isfinite(self.rho_) else None)
