@@ -159,3 +159,20 @@ def test_reproduce_list_and_fig1(tmp_path, capsys):
     assert res["paper"]["mse_attribute_wise"] == 6197.27
     assert (tmp_path / "jiang-fig1.png").stat().st_size > 1000
     assert "lower MSE at every epsilon" in res["verdict"]
+
+
+def test_interrupt_leaves_nothing(files, capsys, monkeypatch):
+    """Ctrl-C during a release: exit 130, no output, no temporary file."""
+    from privrelease.mechanisms import JiangPCA
+
+    tmp, sp, good, _ = files
+
+    def boom(self, X):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(JiangPCA, "transform", boom)
+    out = tmp / "out.csv"
+    code, _, err = run_cli(["release", str(good), "--schema", str(sp), "-e", "1", "--out", str(out),
+                            "--certificate", str(tmp / "c.json")], capsys)
+    assert code == 130 and "nothing was written" in err
+    assert not out.exists() and not (tmp / "c.json").exists() and not list(tmp.glob(".out.csv*"))
