@@ -33,6 +33,8 @@ DEFAULT_SPLIT = {
     "moments": 0.46,
     "residual": 0.02,
 }
+#: Share of the within-class radius estimate (centring="class" only).
+DEFAULT_WITHIN_RADIUS_SHARE = 0.01
 #: Extra share taken (from all parts proportionally) when the dimension is selected privately.
 DEFAULT_SELECTION_SHARE = 0.05
 #: Default dimension P (min(P, p)); chosen on gas_drift and musk2.
@@ -148,7 +150,7 @@ class GaussPCA(SyntheticMechanism):
         ``"auto"``: ``radius_factor`` times a DP estimate of the root-mean-square distance
         of the rows to the DP centre; ``"schema"``: the largest distance the schema allows
         (no clipping, one pass suffices); a float: a public radius declared by the user.
-    radius_factor : float, default 1.5
+    radius_factor : float, default 1.0 (chosen on gas_drift: 1.0 beat 1.5)
     budget_split : dict or None
         Shares of the total zCDP rho for the parts ``centre, radius, basis, counts,
         sums, moments, residual`` (normalised to sum to 1; omitted parts keep their
@@ -156,6 +158,16 @@ class GaussPCA(SyntheticMechanism):
         radius with a fixed radius, basis with a public basis) give their share to the others.
     covariance : "class" or "pooled", default "class"
         One covariance per class, or one pooled within-class covariance.
+    centring : "global" or "class", default "global"
+        ``"class"`` (labelled data, three passes): per-class second moments are taken around
+        the released class means and clipped to a DP within-class radius ``R_w``, whose
+        squared value replaces ``R^2`` in the moment sensitivity (ALGORITHMS.md 3.5 spirit,
+        helps when classes are far apart). The one-pass :meth:`fit_stats` cannot do it and
+        uses ``"global"``.
+    shrinkage : float >= 0
+        Post-processing of the noisy covariances: eigenvalues are lowered by ``shrinkage``
+        times the expected spectral norm of their noise (``2 sqrt(P) sigma_m / n_c``) and
+        clipped at 0, so that noise does not inflate the variance of small classes.
     basis : array (p x P) or None
         A public basis (orthonormalised), e.g. from public data; no budget is spent on it.
     component_grid : tuple of int
@@ -245,10 +257,10 @@ class GaussPCA(SyntheticMechanism):
     uses_delta: ClassVar[bool] = True
     multi_pass: ClassVar[bool] = True
 
-    def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.5,
+    def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.0,
                  budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
                  selection_share=DEFAULT_SELECTION_SHARE, n_classes=None, row_norm_bound=None,
-                 accounting="auto", domain=None, rng=None):
+                 shrinkage=0.0, centring="global", accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.n_components = n_components
@@ -261,12 +273,14 @@ class GaussPCA(SyntheticMechanism):
         self.selection_share = selection_share
         self.n_classes = n_classes
         self.row_norm_bound = row_norm_bound
+        self.shrinkage = shrinkage
+        self.centring = centring
         self.accounting = accounting
         self.domain = domain
         self.rng = rng
 
     # ---- validation and calibration -----------------------------------------------
-    def _validate(self, p: int, labelled: bool, radius_mode):
+    def _validate(self, p: int, labelled: bool, radius_mode, one_pass: bool = False):
         if self.covariance not in ("class", "pooled"):
             raise ParameterError(f"covariance must be 'class' or 'pooled', got {self.covariance!r}")
         if self.accounting not in ("auto", "gaussian", "zcdp"):
@@ -277,6 +291,11 @@ class GaussPCA(SyntheticMechanism):
                 raise ParameterError(f"clip_radius must be 'auto', 'schema' or a number > 0, got {cr!r}")
         elif isinstance(cr, bool) or not isinstance(cr, (int, float)) or not (cr > 0) or not math.isfinite(cr):
             raise ParameterError(f"clip_radius must be 'auto', 'schema' or a number > 0, got {cr!r}")
+        if self.centring not in ("global", "class"):
+            raise ParameterError(f"centring must be 'global' or 'class', got {self.centring!r}")
+        sh = self.shrinkage
+        if isinstance(sh, bool) or not isinstance(sh, (int, float)) or not (sh >= 0) or not math.isfinite(sh):
+            raise ParameterError(f"shrinkage must be a number >= 0, got {sh!r}")
         rf = self.radius_factor
         if isinstance(rf, bool) or not isinstance(rf, (int, float)) or not (rf > 0) or not math.isfinite(rf):
             raise ParameterError(f"radius_factor must be a number > 0, got {rf!r}")
@@ -304,13 +323,16 @@ class GaussPCA(SyntheticMechanism):
         if self.budget_split is not None:
             if not isinstance(self.budget_split, dict):
                 raise ParameterError(f"budget_split must be a dict of shares, got {type(self.budget_split).__name__}")
-            unknown = sorted(set(self.budget_split) - set(PARTS))
+            unknown = sorted(set(self.budget_split) - set(PARTS) - {"within_radius"})
             if unknown:
                 raise ParameterError(f"budget_split has unknown part(s) {unknown}; parts: {list(PARTS)}")
             for k, v in self.budget_split.items():
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0):
                     raise ParameterError(f"budget_split['{k}'] must be a number > 0, got {v!r}")
                 split[k] = float(v)
+        within = self.centring == "class" and labelled and not one_pass
+        if within:
+            split["within_radius"] = split.get("within_radius", DEFAULT_WITHIN_RADIUS_SHARE)
         if not labelled:
             split.pop("counts")
         if radius_mode != "auto":
@@ -375,7 +397,11 @@ class GaussPCA(SyntheticMechanism):
             X = self._check_chunk(X)
             Z = clip_rows(X, self.centre_, self.radius_, B)
             stats.update(Z, None if y is None else np.asarray(y, dtype=int), n_classes)
-        return self.fit_stats(stats)
+        self._make_chunks = make_chunks if (self.centring == "class" and labelled) else None
+        try:
+            return self.fit_stats(stats)
+        finally:
+            self._make_chunks = None
 
     def _n_classes_from_chunks(self, make_chunks):
         if self.n_classes is not None:
@@ -398,7 +424,7 @@ class GaussPCA(SyntheticMechanism):
         return X
 
     def fit_centre(self, n: int, s1: np.ndarray, sq_norm_sum: float | None, labelled: bool = False,
-                   radius_mode=None):
+                   radius_mode=None, one_pass: bool = False):
         """Pass-1 releases: the DP centre and (``clip_radius="auto"``) the DP radius.
 
         ``s1 = sum_i x_i`` and ``sq_norm_sum = sum_i ||x_i||^2`` of the encoded rows
@@ -410,7 +436,7 @@ class GaussPCA(SyntheticMechanism):
             raise ParameterError("gauss-pca needs delta > 0 (an (epsilon, delta)-DP mechanism)")
         self.domain_ = dom
         cr = self.clip_radius if radius_mode is None else radius_mode
-        shares = self._validate(dom.p, labelled, cr)
+        shares = self._validate(dom.p, labelled, cr, one_pass)
         rho, mode = self._calibrate(eps, delta, shares)
         self.rho_ = rho
         self.rho_split_ = {k: rho * v for k, v in shares.items()}
@@ -453,7 +479,8 @@ class GaussPCA(SyntheticMechanism):
             raise InputDataError("gauss-pca needs second moments in the statistics")
         if getattr(self, "_stage", None) != "centre-fitted":
             # one pass on raw statistics: no clipping is possible, radius from the schema
-            self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema")
+            self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema",
+                            one_pass=True)
             if self.clip_radius != "schema":
                 self.notes_.append("one pass on raw statistics: no clipping, radius from the schema")
             stats = _centre_stats(stats, self.centre_)
@@ -498,8 +525,12 @@ class GaussPCA(SyntheticMechanism):
             counts = self._gauss(counts, COUNT_SENSITIVITY, "counts", coords=2)
         S1 = self._gauss(S1, sum_sensitivity(R), "sums", coords=2 * P).reshape(C, P)
         iu = np.triu_indices(P)
-        S2u = self._gauss(S2[:, iu[0], iu[1]], moment_sensitivity(R), "moments", coords=P * (P + 1))
-        S2 = np.stack([mirror(S2u[c], P) for c in range(C)])
+        within = getattr(self, "_make_chunks", None) is not None and C > 1
+        if within:
+            W2, R_w = self._within_class_pass(V, S1, counts, cls, C, P, R)
+        else:
+            S2u = self._gauss(S2[:, iu[0], iu[1]], moment_sensitivity(R), "moments", coords=P * (P + 1))
+            S2 = np.stack([mirror(S2u[c], P) for c in range(C)])
         # 7. residual variance
         if P < p:
             res = float(np.trace(A) - np.trace(V.T @ A @ V))
@@ -511,11 +542,24 @@ class GaussPCA(SyntheticMechanism):
         w = np.maximum(counts, 0.0)
         n_eff = np.maximum(counts, 1.0)
         means = S1 / n_eff[:, None]
-        covs = S2 / n_eff[:, None, None] - np.einsum("ci,cj->cij", means, means)
+        if within:  # second moments already centred at the released class means
+            means = self.class_centres_
+            covs = W2 / n_eff[:, None, None]
+            if self.covariance == "pooled":
+                covs = np.stack([W2.sum(axis=0) / n_eff.sum()] * C)
+        else:
+            covs = S2 / n_eff[:, None, None] - np.einsum("ci,cj->cij", means, means)
+            if self.covariance == "pooled" and C > 1:
+                pooled = (S2.sum(axis=0) - np.einsum("c,ci,cj->ij", n_eff, means, means)) / n_eff.sum()
+                covs = np.stack([pooled] * C)
+        # noise-edge shrinkage (post-processing): a symmetric Gaussian noise matrix with entry std s
+        # has spectral norm ~ 2 sqrt(P) s; eigenvalues are lowered by shrinkage x that edge, then clipped at 0
+        s_m = self.noise_scales_.get("moments_std", 0.0)
         if self.covariance == "pooled" and C > 1:
-            pooled = (S2.sum(axis=0) - np.einsum("c,ci,cj->ij", n_eff, means, means)) / n_eff.sum()
-            covs = np.stack([pooled] * C)
-        covs = np.stack([_psd(S) for S in covs])
+            edge = 2.0 * math.sqrt(P) * s_m * math.sqrt(C) / n_eff.sum() * np.ones(C)
+        else:
+            edge = 2.0 * math.sqrt(P) * s_m / n_eff
+        covs = np.stack([_psd(S, float(self.shrinkage) * e) for S, e in zip(covs, edge)])
         self.components_ = V.T
         self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(C, 1.0 / C)
         self.class_means_ = means
@@ -526,6 +570,44 @@ class GaussPCA(SyntheticMechanism):
         self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
                        self.rho_ if math.isfinite(self.rho_) else None)
         return self
+
+    def _within_class_pass(self, V, S1_noisy, counts_noisy, cls, C, P, R):
+        """Third pass: second moments of ``w_i = clip(V^T z_i - m_{y_i}, R_w)`` per class.
+
+        ``m_c`` = released class mean (post-processing of the noisy sums and counts), moved
+        into the ball of radius R, so ``||t_i - m_c|| <= 2 R``. The within-class radius
+        ``R_w = radius_factor * sqrt(T_w~ / n)`` with ``T_w = sum_i ||t_i - m_{y_i}||^2``
+        (computed from the pass-2 accumulators: ``tr(V^T A_c V) - 2 m_c . S1_c + n_c ||m_c||^2``);
+        each term lies in ``[0, 4 R^2]``, so its sensitivity is ``4 R^2`` (a class change
+        swaps one term for another). Then ``w_i`` has ``||w_i|| <= R_w`` and the stacked
+        upper triangles have sensitivity ``sqrt(2) R_w^2`` (same argument as
+        :func:`moment_sensitivity`).
+        """
+        n_eff = np.maximum(counts_noisy, 1.0)
+        m = S1_noisy / n_eff[:, None]
+        nrm = np.linalg.norm(m, axis=1)
+        m = m * np.minimum(1.0, R / np.maximum(nrm, 1e-300))[:, None]
+        T = 0.0
+        for c, st in enumerate(cls):
+            T += float(np.trace(V.T @ st.s2 @ V) - 2.0 * m[c] @ (V.T @ st.s1) + st.n * m[c] @ m[c])
+        T = float(self._gauss(np.array([T]), 4.0 * R**2, "within_radius", coords=1)[0])
+        rms = math.sqrt(max(T, 0.0) / self.n_)
+        R_w = float(min(max(float(self.radius_factor) * rms, 1e-3 * R), 2.0 * R))
+        W2 = np.zeros((C, P, P))
+        B = self.row_norm_bound
+        for X, y in self._make_chunks():
+            X = self._check_chunk(X)
+            y = np.asarray(y, dtype=int)
+            Tm = clip_rows(X, self.centre_, self.radius_, B) @ V - m[y]
+            Wc = Tm * np.minimum(1.0, R_w / np.maximum(np.linalg.norm(Tm, axis=1), 1e-300))[:, None]
+            for c in range(C):
+                Wk = Wc[y == c]
+                W2[c] += Wk.T @ Wk
+        iu = np.triu_indices(P)
+        W2u = self._gauss(W2[:, iu[0], iu[1]], moment_sensitivity(R_w), "moments", coords=P * (P + 1))
+        self.class_centres_ = m
+        self.within_radius_ = R_w
+        return np.stack([mirror(W2u[c], P) for c in range(C)]), R_w
 
     def _select_dimension(self, A, V_all, C, R) -> int:
         p = A.shape[0]
@@ -610,10 +692,10 @@ def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
     return out
 
 
-def _psd(S: np.ndarray) -> np.ndarray:
-    """Eigenvalues clipped at 0 (post-processing of a noisy covariance)."""
+def _psd(S: np.ndarray, shift: float = 0.0) -> np.ndarray:
+    """Eigenvalues lowered by ``shift`` and clipped at 0 (post-processing of a noisy covariance)."""
     w, Q = np.linalg.eigh(symmetrize(S))
-    return (Q * np.maximum(w, 0.0)) @ Q.T
+    return (Q * np.maximum(w - shift, 0.0)) @ Q.T
 
 
 def _round_counts(weights: np.ndarray, n: int) -> np.ndarray:
