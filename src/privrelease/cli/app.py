@@ -204,7 +204,11 @@ def reproduce(
 def main(argv=None):
     """Entry point: one-line errors, clean interruption."""
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
+        if isinstance(code, int) and code:
+            if code == 130:  # typer turns Ctrl-C into Exit(130)
+                typer.echo("interrupted: nothing was written", err=True)
+            sys.exit(code)
     except PrivReleaseError as exc:
         if _STATE["debug"]:
             traceback.print_exc()
