@@ -224,6 +224,7 @@ class Ledger:
             return
         con.execute("BEGIN IMMEDIATE")
         try:
+            self._check_format(con)  # refuse a foreign SQLite database before adding tables to it
             # statement by statement: executescript would commit the transaction
             for stmt in filter(str.strip, _SCHEMA.split(";")):
                 con.execute(stmt)
