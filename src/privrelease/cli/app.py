@@ -272,7 +272,9 @@ def ledger_cancel(
 def main(argv=None):
     """Entry point: one-line errors, clean interruption."""
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except PrivReleaseError as exc:
         if _STATE["debug"]:
             traceback.print_exc()
