@@ -49,15 +49,19 @@ def _parse_params(items: List[str]) -> dict:
     return params
 
 
+def _print_version(value: bool):
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_print_version),
 ):
     _STATE["debug"] = debug
-    if version:
-        typer.echo(__version__)
-        raise typer.Exit()
 
 
 @app.command()
@@ -292,9 +296,9 @@ def main(argv=None):
         typer.echo("aborted", err=True)
         sys.exit(1)
     except Exception as exc:  # click usage errors and unexpected failures: one line
-        import click
-
-        if isinstance(exc, click.ClickException):
+        if type(exc).__name__ == "NoArgsIsHelpError":  # help was printed
+            sys.exit(0)
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # click usage errors (typer may vendor click)
             exc.show()
             sys.exit(exc.exit_code)
         if _STATE["debug"]:
