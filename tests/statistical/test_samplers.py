@@ -193,3 +193,34 @@ def test_make_source_dispatch():
     assert make_source(None).secure is True
     assert make_source(3).secure is False
     assert isinstance(make_source(np.random.default_rng(1)), SeededSource)
+
+
+def test_leading_zero_count_is_exact():
+    from privrelease.noise.samplers import _leading_zeros64
+
+    vals = [0, 1, 2, 3, 2**31, 2**32 - 1, 2**32, 2**52, 2**63, 2**64 - 1]
+    rnd = SeededSource(np.random.default_rng(3)).generator.integers(0, 2**63, 1000, dtype=np.uint64)
+    w = np.concatenate([np.array(vals, dtype=np.uint64), rnd >> (rnd % np.uint64(64))])
+    expected = [64 - int(x).bit_length() for x in w.tolist()]
+    assert _leading_zeros64(w).tolist() == expected
+
+
+class _SmallFirstWords(SecureSource):
+    """First word of every U* has its top 12 bits zero: forces the rare (looping) path."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def _words(self, n):
+        self.calls += 1
+        w = super()._words(n)
+        return w >> np.uint64(12) if self.calls == 1 else w
+
+
+def test_uniform_star_rare_path_is_conditionally_uniform():
+    """Given a first word with no one among its top 12 bits, U* is uniform on (0, 2^-12]."""
+    u = _SmallFirstWords()._uniform_star(N)
+    assert u.max() <= 2.0**-12
+    assert stats.kstest(u * 2.0**12, "uniform").pvalue > P_MIN
+    assert stats.kstest(-np.log(u * 2.0**12), "expon").pvalue > P_MIN
