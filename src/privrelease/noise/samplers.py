@@ -57,6 +57,7 @@ from ..errors import ParameterError
 
 _GRID_BITS = 20  # gamma <= sensitivity / (coords * 2^20): inflation at most 2^-20 relative
 _MAX_GRID_UNITS = 2.0**50  # |value| / gamma must stay exactly representable
+_BLOCK = 1 << 18  # noise is drawn in blocks of this many values (bounds temporary memory)
 _MASK52 = np.uint64((1 << 52) - 1)
 _LOW32 = np.uint64(0xFFFFFFFF)
 # leading zeros of a 12-bit value t within 12 bits (12 for t = 0)
@@ -232,11 +233,13 @@ class SecureSource(RandomSource):
         """Integer ``K`` with ``P(K = k) = c exp(-lam |k|)``: zero w.p. ``c``, else sign * (1 + G)."""
         c = -math.expm1(-lam) / (1.0 + math.exp(-lam))  # P(K = 0) = tanh(lam / 2)
         out = np.zeros(n, dtype=np.float64)
-        nonzero = np.flatnonzero(self._uniform_star(n) >= c)
-        if nonzero.size:
-            signs = np.unpackbits(np.frombuffer(os.urandom((nonzero.size + 7) // 8), dtype=np.uint8))[:nonzero.size]
-            magnitude = 1.0 + self._geometric(lam, nonzero.size)
-            out[nonzero] = np.where(signs == 1, magnitude, -magnitude)
+        for start in range(0, n, _BLOCK):  # i.i.d. draws in blocks: bounded temporaries, cache-friendly
+            m = min(_BLOCK, n - start)
+            nonzero = np.flatnonzero(self._uniform_star(m) >= c)
+            if nonzero.size:
+                signs = np.unpackbits(np.frombuffer(os.urandom((nonzero.size + 7) // 8), dtype=np.uint8))
+                magnitude = 1.0 + self._geometric(lam, nonzero.size)
+                out[start + nonzero] = np.where(signs[:nonzero.size] == 1, magnitude, -magnitude)
         return out
 
     def _discrete_gaussian(self, sigma: float, n: int) -> np.ndarray:
