@@ -126,6 +126,11 @@ def _release(input_path: str, schema_path: str, mechanism: str, randomness: str,
 
 
 def child(spec: dict) -> None:
+    import pyarrow
+
+    if spec.get("threads"):
+        pyarrow.set_cpu_count(spec["threads"])
+        pyarrow.set_io_thread_count(spec["threads"])
     import numpy  # noqa: F401  (imports count in the baseline, not in the timing)
     import pandas  # noqa: F401
     import pyarrow.compute  # noqa: F401
@@ -180,6 +185,9 @@ def make_numeric_parquet(path: Path, rows: int, cols: int, seed: int = 0) -> Pat
 def measure(spec: dict, src: str | None = None) -> dict:
     env = dict(os.environ)
     src = src or str(Path(__file__).resolve().parents[1] / "src")
+    if spec.get("threads"):
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[var] = str(spec["threads"])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)],
                           capture_output=True, text=True, env=env)
@@ -197,7 +205,9 @@ def main(argv=None) -> int:
     ap.add_argument("--mechanisms", nargs="+", default=["jiang-pca", "laplace"])
     ap.add_argument("--randomness", nargs="+", default=["secure"], choices=["secure", "seeded"],
                     help="secure = rng=None (real releases); seeded = rng=0 (experiments)")
-    ap.add_argument("--repeat", type=int, default=1, help="repeat each measurement; the fastest is reported")
+    ap.add_argument("--repeat", type=int, default=1, help="repeat each measurement; the lowest CPU time is reported")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="BLAS and Arrow threads per measurement (1: CPU time comparable on a shared machine; 0: defaults)")
     ap.add_argument("--src", default=None,
                     help="privrelease source tree to benchmark (default: this checkout's src/); e.g. an older commit")
     ap.add_argument("--skip-adult", action="store_true")
@@ -226,7 +236,7 @@ def main(argv=None) -> int:
         rows = []
         for label, path, schema_path in datasets:
             width = Schema.from_yaml(schema_path).encoded_width
-            base = dict(input=path, schema=schema_path, chunk_rows=args.chunk_rows, out_dir=tmp)
+            base = dict(input=path, schema=schema_path, chunk_rows=args.chunk_rows, out_dir=tmp, threads=args.threads)
             tasks = [("floor", "-")] + [(m, r) for m in args.mechanisms for r in args.randomness]
             floor = None
             for task, rnd in tasks:
@@ -241,7 +251,8 @@ def main(argv=None) -> int:
                       f"peak RSS {best['peak_rss_mb']:.0f} MB", file=sys.stderr, flush=True)
 
     print(f"\nMachine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
-          f"chunk_rows = {args.chunk_rows:,}; epsilon = 1; output written as Parquet.\n")
+          f"chunk_rows = {args.chunk_rows:,}; threads = {args.threads or 'default'}; repeats = {args.repeat} "
+          f"(lowest CPU time kept); epsilon = 1; output written as Parquet.\n")
     print("| data | rows | encoded p | task | randomness | wall (s) | CPU (s) | CPU x floor | wall x floor "
           "| peak RSS (MB) | RSS over baseline (MB) |")
     print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
