@@ -224,3 +224,30 @@ def test_uniform_star_rare_path_is_conditionally_uniform():
     assert u.max() <= 2.0**-12
     assert stats.kstest(u * 2.0**12, "uniform").pvalue > P_MIN
     assert stats.kstest(-np.log(u * 2.0**12), "expon").pvalue > P_MIN
+
+
+def test_lazy_acceptance_equals_full_53_bit_comparison():
+    from privrelease.noise.samplers import _accept_lazy
+
+    rng = np.random.default_rng(5)
+    n = 20_000
+    u53 = rng.integers(0, 2**53, n, dtype=np.uint64)
+    p = rng.uniform(0.5, 1.0, n)
+    p[:10] = 1.0
+    # force ties on the top 16 bits for half of the draws
+    P = (p * 2.0**53).astype(np.uint64)
+    half = np.arange(n) % 2 == 0
+    u53[half] = (P[half] & ~np.uint64((1 << 37) - 1)) | (u53[half] & np.uint64((1 << 37) - 1))
+    high16, low37 = u53 >> np.uint64(37), u53 & np.uint64((1 << 37) - 1)
+    feed = {}
+
+    def words(m):  # supplies the low 37 bits of exactly the tied draws, in order, in the top bits
+        tied = np.flatnonzero(high16 == (P >> np.uint64(37)))
+        assert m == tied.size
+        feed["used"] = m
+        return low37[tied] << np.uint64(27)
+
+    got = _accept_lazy(high16.copy(), p, words)
+    want = u53.astype(np.float64) * 2.0**-53 < p  # exact: u53 < 2^53 is representable
+    assert feed["used"] >= n // 2
+    assert np.array_equal(got, want)

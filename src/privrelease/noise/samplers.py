@@ -34,7 +34,8 @@ split exactly (memorylessness) as ``G = L H + R`` with ``L = 2^j`` chosen so tha
   whole range and ``H`` (at most ~ 11,000) has boundary errors ~``1e-12``;
 * ``R`` on ``{0, ..., L-1}`` with ``P(R = r) ~ exp(-lam r)`` by rejection: ``r``
   uniform from random bits (exact), accepted with probability ``exp(-lam r)`` (>=
-  0.996), computed with relative error ~``2^-52``.
+  0.996), computed with relative error ~``2^-52`` (a 53-bit uniform compared with it
+  lazily: 16 bits first, the remaining 37 only on a tie, which has probability 2^-16).
 
 The sampled probabilities therefore match the exact discrete Laplace to a relative
 error of order ``1e-12``, except that ``U*`` is cut at ``2^-1022`` (mass below
@@ -62,6 +63,21 @@ _MASK52 = np.uint64((1 << 52) - 1)
 _LOW32 = np.uint64(0xFFFFFFFF)
 # leading zeros of a 12-bit value t within 12 bits (12 for t = 0)
 _LZ12 = np.array([12] + [11 - (t.bit_length() - 1) for t in range(1, 4096)], dtype=np.int64)
+
+
+def _accept_lazy(high16: np.ndarray, p: np.ndarray, words) -> np.ndarray:
+    """``u < p`` for a uniform 53-bit ``u = (high16 * 2^37 + low37) / 2^53``, drawing ``low37`` only on ties.
+
+    ``p`` in [1/2, 1] has a 53-bit mantissa, so ``p 2^53`` is an exact integer and the
+    result equals comparing a full 53-bit uniform with ``p``.
+    """
+    P = (p * 2.0**53).astype(np.uint64)
+    P_hi, P_lo = P >> np.uint64(37), P & np.uint64((1 << 37) - 1)
+    accept = high16 < P_hi
+    tie = np.flatnonzero(high16 == P_hi)
+    if tie.size:
+        accept[tie] = (words(tie.size) >> np.uint64(27)) < P_lo[tie]
+    return accept
 
 
 def _leading_zeros64(w: np.ndarray) -> np.ndarray:
@@ -223,8 +239,15 @@ class SecureSource(RandomSource):
         R = np.empty(n, dtype=np.float64)
         todo = np.arange(n)
         while todo.size:
-            r = (self._words(todo.size) >> np.uint64(64 - j)).astype(np.float64)
-            accept = self.uniform(todo.size) < np.exp(-lam * r)
+            if j <= 48:
+                # One word: r from the top j bits; the 53-bit acceptance uniform compared lazily,
+                # 16 bits from the same word and, on a tie (probability 2^-16), 37 fresh bits.
+                w = self._words(todo.size)
+                r = (w >> np.uint64(64 - j)).astype(np.float64)
+                accept = _accept_lazy((w >> np.uint64(48 - j)) & np.uint64(0xFFFF), np.exp(-lam * r), self._words)
+            else:
+                r = (self._words(todo.size) >> np.uint64(64 - j)).astype(np.float64)
+                accept = self.uniform(todo.size) < np.exp(-lam * r)
             R[todo[accept]] = r[accept]
             todo = todo[~accept]
         return H * L + R
