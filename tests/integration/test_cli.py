@@ -172,8 +172,8 @@ def test_interrupt_leaves_nothing(files, capsys, monkeypatch):
 
     monkeypatch.setattr(JiangPCA, "transform", boom)
     out = tmp / "out.csv"
-    code, _, err = run_cli(["release", str(good), "--schema", str(sp), "-e", "1", "--out", str(out),
-                            "--certificate", str(tmp / "c.json")], capsys)
+    code, _, err = run_cli(["release", str(good), "--schema", str(sp), "-m", "jiang-pca", "-e", "1", "--out",
+                            str(out), "--certificate", str(tmp / "c.json")], capsys)
     assert code == 130 and "nothing was written" in err
     assert not out.exists() and not (tmp / "c.json").exists() and not list(tmp.glob(".out.csv*"))
 
