@@ -279,3 +279,41 @@ def test_release_file_two_passes_and_jiang_still_works(tmp_path, small_schema, s
     assert cert.n_input_records == len(small_df) and cert.mechanism == "gauss-pca"
     cert2 = release_file(src, small_schema, tmp_path / "out2.csv", mechanism="jiang-pca", epsilon=1.0, rng=0)
     assert cert2.mechanism == "jiang-pca"
+
+
+# ---- class-mean directions in the basis ---------------------------------------------------
+
+def test_mean_directions_basis_spans_class_means_and_is_orthonormal():
+    X, y = _data()
+    m = gp.GaussPCA(epsilon=math.inf, n_components=4, clip_radius="schema", n_classes=3, rng=0).fit(X, y)
+    V = m.components_.T
+    assert np.allclose(V.T @ V, np.eye(4), atol=1e-10)
+    mu = np.stack([X[y == c].mean(0) for c in range(3)])
+    D = mu - mu.mean(0)  # class-mean contrasts (rank 2)
+    Q = np.linalg.qr(D.T)[0][:, :2]
+    assert np.allclose(V[:, :2] @ (V[:, :2].T @ Q), Q, atol=1e-8)  # first two directions span them
+    assert "class-mean directions" in m.certificate_extra()["basis"]
+    # fewer components than contrasts: the basis is made of contrasts only
+    one = gp.GaussPCA(epsilon=math.inf, n_components=1, clip_radius="schema", n_classes=3, rng=0).fit(X, y)
+    v = one.components_.ravel()
+    assert np.linalg.norm(Q.T @ v) == pytest.approx(1.0, abs=1e-8)
+
+
+def test_mean_direction_basis_orthonormal_with_indefinite_noisy_moment():
+    rng = np.random.default_rng(3)
+    p, C, P = 6, 3, 5
+    G = rng.standard_normal((p, p))
+    A = -(G @ G.T)  # all eigenvalues negative: the complement has none above the contrasts' 0
+    V = gp._mean_direction_basis(rng.standard_normal((C, p)), np.array([10.0, 20.0, 30.0]), A, P)
+    assert V.shape == (p, P) and np.allclose(V.T @ V, np.eye(P), atol=1e-10)
+
+
+def test_mean_directions_spend_the_same_budget():
+    """Class sums move to the full space with the same sensitivity 2 R: same rho split, same noise std."""
+    X, y = _data()
+    a = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, rng=5).fit(X, y)
+    b = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, mean_directions=False, rng=5).fit(X, y)
+    assert a.rho_split_ == b.rho_split_ and a.privacy_cost_ == b.privacy_cost_
+    assert a.sensitivities_ == b.sensitivities_
+    assert a.noise_scales_["sums_std"] == pytest.approx(2 * a.radius_ * gaussian_noise_multiplier(a.rho_split_["sums"]))
+    assert set(a.noise_scales_) == set(b.noise_scales_)  # no release without a charge

@@ -164,6 +164,11 @@ class GaussPCA(SyntheticMechanism):
         squared value replaces ``R^2`` in the moment sensitivity (ALGORITHMS.md 3.5 spirit,
         helps when classes are far apart). The one-pass :meth:`fit_stats` cannot do it and
         uses ``"global"``.
+    mean_directions : bool, default True
+        With labels: the class sums are released in the full space (sensitivity ``2 R``,
+        the same as in the basis) and the released class-mean contrasts (C - 1 directions)
+        are put first in the basis, completed by the top eigenvectors of the noisy second
+        moment on their orthogonal complement (post-processing of released quantities).
     shrinkage : float >= 0
         Post-processing of the noisy covariances: eigenvalues are lowered by ``shrinkage``
         times the expected spectral norm of their noise (``2 sqrt(P) sigma_m / n_c``) and
@@ -228,10 +233,15 @@ class GaussPCA(SyntheticMechanism):
        minus the expected spectral error of the C per-class moment releases, a
        data-independent penalty); ``||V_P^T z||^2`` lies in [0, R^2], so the utility's
        sensitivity is ``R^2``; Gumbel-max sampling; ``eps_sel = sqrt(8 rho_sel)``.
-    6. Per-class statistics in the basis, ``t_i = V^T z_i`` (``||t_i|| <= R``): counts
-       (sensitivity ``sqrt(2)``: a class change moves two counts; skipped without labels,
-       n being public), stacked sums (``2 R``, :func:`sum_sensitivity`), stacked upper
-       triangles of second moments (``sqrt(2) R^2``, :func:`moment_sensitivity`).
+    6. Per-class statistics: counts (sensitivity ``sqrt(2)``: a class change moves two
+       counts; skipped without labels, n being public) and stacked class sums of the
+       clipped rows ``z_i`` in the full space (``2 R``, :func:`sum_sensitivity`), both
+       released before the basis; with ``mean_directions`` (labelled data, private basis)
+       the released class-mean contrasts become the first ``C - 1`` basis directions, the
+       rest are the top eigenvectors of the noisy second moment on their orthogonal
+       complement (post-processing: no extra charge). The sums in the basis are
+       ``S1 V`` (post-processing). Then the stacked upper triangles of the second moments
+       of ``t_i = V^T z_i`` (``||t_i|| <= R``; ``sqrt(2) R^2``, :func:`moment_sensitivity`).
     7. Residual variance. ``sum_i (||z_i||^2 - ||t_i||^2)``, each term in [0, R^2]:
        sensitivity ``R^2``. ``sigma^2 = residual~ / (n (p - P))``.
     8. Model (post-processing): ``mu_c = S1_c / n_c``, ``Sigma_c = PSD(S2_c / n_c - mu_c
@@ -260,7 +270,8 @@ class GaussPCA(SyntheticMechanism):
     def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.0,
                  budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
                  selection_share=DEFAULT_SELECTION_SHARE, n_classes=None, row_norm_bound=None,
-                 shrinkage=0.0, centring="global", accounting="auto", domain=None, rng=None):
+                 shrinkage=0.0, centring="global", mean_directions=True, accounting="auto", domain=None,
+                 rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.n_components = n_components
@@ -275,6 +286,7 @@ class GaussPCA(SyntheticMechanism):
         self.row_norm_bound = row_norm_bound
         self.shrinkage = shrinkage
         self.centring = centring
+        self.mean_directions = mean_directions
         self.accounting = accounting
         self.domain = domain
         self.rng = rng
@@ -497,11 +509,17 @@ class GaussPCA(SyntheticMechanism):
         else:
             C, cls = 1, [stats]
         A = sum((c.s2 for c in cls), np.zeros((p, p)))
+        # counts and class sums first, in the full space (same sensitivity 2 R as in the basis,
+        # so projecting them later is free): their mean directions can join the basis
+        counts = np.array([float(c.n) for c in cls])
+        if "counts" in self.rho_split_:
+            counts = self._gauss(counts, COUNT_SENSITIVITY, "counts", coords=2)
+        S1_full = self._gauss(np.stack([c.s1 for c in cls]), sum_sensitivity(R), "sums", coords=2 * p).reshape(C, p)
+        use_means = bool(self.mean_directions) and C > 1 and self.basis is None
         # 4. basis
         if self.basis is not None:
             V, _ = np.linalg.qr(np.asarray(self.basis, dtype=np.float64))
             self.basis_source_ = "public basis supplied by the user"
-            A_noisy = None
         else:
             up = self._gauss(upper(A), moment_sensitivity(R), "basis", coords=p * (p + 1) // 2)
             A_noisy = mirror(up, p)
@@ -510,20 +528,19 @@ class GaussPCA(SyntheticMechanism):
         # 5. dimension
         if self.basis is not None:
             P = V.shape[1]
-        elif self.n_components == "select":
-            P = self._select_dimension(A, V_all, C, R)
-            V = V_all[:, :P]
         else:
-            P = min(DEFAULT_COMPONENTS, p) if self.n_components is None else int(self.n_components)
+            if self.n_components == "select":
+                P = self._select_dimension(A, V_all, C, R)
+            else:
+                P = min(DEFAULT_COMPONENTS, p) if self.n_components is None else int(self.n_components)
             V = V_all[:, :P]
+            if use_means:
+                V = _mean_direction_basis(S1_full, counts, A_noisy, P)
+                self.basis_source_ += " + released class-mean directions"
         self.n_components_ = P
         # 6. per-class statistics in the basis
-        S1 = np.stack([V.T @ c.s1 for c in cls])  # C x P
+        S1 = S1_full @ V  # C x P (post-processing of the released sums)
         S2 = np.stack([V.T @ c.s2 @ V for c in cls])  # C x P x P
-        counts = np.array([float(c.n) for c in cls])
-        if "counts" in self.rho_split_:
-            counts = self._gauss(counts, COUNT_SENSITIVITY, "counts", coords=2)
-        S1 = self._gauss(S1, sum_sensitivity(R), "sums", coords=2 * P).reshape(C, P)
         iu = np.triu_indices(P)
         within = getattr(self, "_make_chunks", None) is not None and C > 1
         if within:
@@ -678,6 +695,31 @@ class GaussPCA(SyntheticMechanism):
         if getattr(self, "selection_", None):
             d["dimension_selection"] = dict(self.selection_)
         return d
+
+
+def _mean_direction_basis(S1_full, counts, A_noisy, P):
+    """Orthonormal p x P basis: the released class-mean contrasts first (at most C - 1
+    directions), then the top eigenvectors of the noisy second moment restricted to their
+    orthogonal complement. Only released quantities enter (post-processing)."""
+    p = S1_full.shape[1]
+    w = np.maximum(counts, 1.0)
+    means = S1_full / w[:, None]
+    D = means - (w @ means) / w.sum()  # C x p contrasts, rank <= C - 1
+    U, sv, _ = np.linalg.svd(D.T, full_matrices=True)  # U: p x p orthogonal
+    rank = int(np.sum(sv > 1e-12 * max(float(sv.max(initial=0.0)), 1e-300)))
+    k = min(P, rank, len(counts) - 1)
+    if k >= P:
+        return _signed(U[:, :P])
+    N = U[:, k:]  # orthonormal basis of the complement
+    _, W = sorted_eigh(N.T @ A_noisy @ N, P - k)
+    return _signed(np.hstack([U[:, :k], N @ W]))
+
+
+def _signed(V: np.ndarray) -> np.ndarray:
+    """Columns with their largest-magnitude entry positive (deterministic signs)."""
+    idx = np.argmax(np.abs(V), axis=0)
+    s = np.sign(V[idx, np.arange(V.shape[1])])
+    return V * np.where(s == 0, 1.0, s)
 
 
 def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
