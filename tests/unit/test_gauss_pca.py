@@ -178,7 +178,8 @@ def test_streamed_passes_equal_in_memory_fit():
 
 def test_one_pass_fit_stats_matches_schema_radius_fit():
     X, y = _data()
-    a = gp.GaussPCA(epsilon=math.inf, n_components=4, clip_radius="schema", n_classes=3, rng=0).fit(X, y)
+    a = gp.GaussPCA(epsilon=math.inf, n_components=4, clip_radius="schema", n_classes=3, centring="global",
+                    rng=0).fit(X, y)
     b = gp.GaussPCA(epsilon=math.inf, n_components=4, n_classes=3, rng=0).fit_stats(
         SufficientStats.from_matrix(X, y, 3))
     assert math.isclose(a.radius_, b.radius_)
@@ -311,9 +312,51 @@ def test_mean_direction_basis_orthonormal_with_indefinite_noisy_moment():
 def test_mean_directions_spend_the_same_budget():
     """Class sums move to the full space with the same sensitivity 2 R: same rho split, same noise std."""
     X, y = _data()
-    a = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, rng=5).fit(X, y)
-    b = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, mean_directions=False, rng=5).fit(X, y)
+    kw = {"epsilon": 1.0, "n_components": 4, "n_classes": 3, "centring": "global", "rng": 5}
+    a = gp.GaussPCA(**kw).fit(X, y)
+    b = gp.GaussPCA(mean_directions=False, **kw).fit(X, y)
     assert a.rho_split_ == b.rho_split_ and a.privacy_cost_ == b.privacy_cost_
     assert a.sensitivities_ == b.sensitivities_
     assert a.noise_scales_["sums_std"] == pytest.approx(2 * a.radius_ * gaussian_noise_multiplier(a.rho_split_["sums"]))
     assert set(a.noise_scales_) == set(b.noise_scales_)  # no release without a charge
+
+
+# ---- class centring (the default with labels) and the charge of every release -------------
+
+@pytest.mark.parametrize("kw,labelled", [
+    ({}, True), ({"centring": "global"}, True), ({}, False), ({"n_components": "select", "component_grid": (2, 4)}, True),
+    ({"clip_radius": 0.5}, True), ({"mean_directions": False, "covariance": "pooled"}, True),
+])
+def test_every_noisy_release_is_charged(kw, labelled):
+    """Each Gaussian release records its part; the parts charged are exactly those of the rho split."""
+    X, y = _data()
+    kw = {"n_components": 4, **kw}
+    m = gp.GaussPCA(epsilon=1.0, n_classes=3, rng=4, **kw).fit(X, y if labelled else None)
+    spent = {k[:-4] for k in m.noise_scales_ if k.endswith("_std")}
+    charged = set(m.rho_split_) - {"selection"}
+    assert spent == charged, (spent, charged)
+    assert math.isclose(sum(m.rho_split_.values()), m.rho_)
+    assert ("within_radius" in charged) == (labelled and kw.get("centring", "class") == "class")
+    assert ("selection" in m.rho_split_) == (kw.get("n_components") == "select")
+
+
+def test_class_centring_sensitivities_and_exact_means():
+    X, y = _data()
+    m = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, rng=0).fit(X, y)
+    assert m.centring == "class" and m.within_radius_ <= 2 * m.radius_
+    assert m.sensitivities_["within_radius_l2"] == pytest.approx(4 * m.radius_**2)
+    assert m.sensitivities_["moments_l2"] == pytest.approx(math.sqrt(2) * m.within_radius_**2)
+    # no noise: the class means are the true clipped class means in the basis, covariances PSD
+    e = gp.GaussPCA(epsilon=math.inf, n_components=4, clip_radius="schema", n_classes=3, rng=0).fit(X, y)
+    V = e.components_.T
+    for c in range(3):
+        assert np.allclose(e.class_means_[c], V.T @ (X[y == c].mean(0) - e.centre_), atol=1e-9)
+        assert np.linalg.eigvalsh(e.class_covariances_[c]).min() >= -1e-12
+    # within-class term: ||t - m|| <= 2 R, so each term of T_w lies in [0, 4 R^2]; the bound is attained
+    rng = np.random.default_rng(0)
+    R = 1.3
+    t, mu = _ball(rng, 2000, 5, R), _ball(rng, 2000, 5, R)
+    assert np.max(np.sum((t - mu) ** 2, axis=1)) <= 4 * R**2 + 1e-12
+    u = np.zeros(5)
+    u[0] = R
+    assert np.sum((u - (-u)) ** 2) == pytest.approx(4 * R**2)
