@@ -423,14 +423,21 @@ def release_file(
                 clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
             m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
-            Xs, ys = mech.sample(m)
-            out = _decode_synthetic(mech, Xs, ys, enc, lab)
-            n_out = _write_chunks(iter([out]), out_path, fmt, progress)
+
+            def synthetic_frames():
+                # chunks of at most chunk_rows records: memory independent of the output size
+                for start in range(0, m, chunk_rows):
+                    Xs, ys = mech.sample(min(chunk_rows, m - start))
+                    yield _decode_synthetic(mech, Xs, ys, enc, lab)
+
+            n_out = _write_chunks(synthetic_frames(), out_path, fmt, progress)
         return n_in, n_out
 
     n_in, n_out = _with_ledger(ledger, dataset_id, budget, mech, run)
     # certificate
-    out_cols = list(pd.read_parquet(out_path).columns) if fmt == "parquet" else list(
+    import pyarrow.parquet as pq
+
+    out_cols = list(pq.read_schema(out_path).names) if fmt == "parquet" else list(
         pd.read_csv(out_path, nrows=0).columns)
     cert = _certificate(mech, schema, clip_counts, n_in, pd.DataFrame(columns=out_cols), file_sha256(input_path),
                         file_sha256(out_path))

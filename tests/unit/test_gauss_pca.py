@@ -360,3 +360,19 @@ def test_class_centring_sensitivities_and_exact_means():
     u = np.zeros(5)
     u[0] = R
     assert np.sum((u - (-u)) ** 2) == pytest.approx(4 * R**2)
+
+
+def test_release_file_samples_in_chunks(tmp_path, small_schema, small_df, monkeypatch):
+    """Synthetic output is drawn and written chunk by chunk (memory independent of n)."""
+    from privrelease.release import release_file
+
+    src = tmp_path / "in.csv"
+    small_df.to_csv(src, index=False)
+    sizes = []
+    real_sample = gp.GaussPCA.sample
+    monkeypatch.setattr(gp.GaussPCA, "sample", lambda self, n: sizes.append(n) or real_sample(self, n))
+    cert = release_file(src, small_schema, tmp_path / "out.parquet", epsilon=1.0, rng=0, chunk_rows=64,
+                        n_components=3)
+    assert sum(sizes) == len(small_df) == cert.n_output_records and max(sizes) <= 64 and len(sizes) > 1
+    out = pd.read_parquet(tmp_path / "out.parquet")
+    assert list(out.columns) == small_schema.names and len(out) == len(small_df)
