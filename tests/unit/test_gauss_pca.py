@@ -343,7 +343,11 @@ def test_every_noisy_release_is_charged(kw, labelled):
 def test_class_centring_sensitivities_and_exact_means():
     X, y = _data()
     m = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, rng=0).fit(X, y)
-    assert m.centring == "class" and m.within_radius_ <= 2 * m.radius_
+    assert m.centring == "class" and m.within_radius_ <= 2 * m.radius_ and m.certificate_extra()["passes"] == 3
+    g = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, centring="global", rng=0).fit(X, y)
+    assert g.within_radius_ is None and g.certificate_extra()["passes"] == 2
+    one = gp.GaussPCA(epsilon=1.0, n_components=4, n_classes=3, rng=0).fit_stats(SufficientStats.from_matrix(X, y, 3))
+    assert one.certificate_extra()["passes"] == 1 and "within_radius" not in one.rho_split_
     assert m.sensitivities_["within_radius_l2"] == pytest.approx(4 * m.radius_**2)
     assert m.sensitivities_["moments_l2"] == pytest.approx(math.sqrt(2) * m.within_radius_**2)
     # no noise: the class means are the true clipped class means in the basis, covariances PSD

@@ -497,7 +497,8 @@ class GaussPCA(SyntheticMechanism):
         """
         if stats.s2 is None:
             raise InputDataError("gauss-pca needs second moments in the statistics")
-        if getattr(self, "_stage", None) != "centre-fitted":
+        one_pass = getattr(self, "_stage", None) != "centre-fitted"
+        if one_pass:
             # one pass on raw statistics: no clipping is possible, radius from the schema
             self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema",
                             one_pass=True)
@@ -505,7 +506,10 @@ class GaussPCA(SyntheticMechanism):
                 self.notes_.append("one pass on raw statistics: no clipping, radius from the schema")
             stats = _centre_stats(stats, self.centre_)
         self._stage = None
-        return self._fit_model(stats)
+        self.within_radius_ = None
+        self._fit_model(stats)
+        self.passes_ = 1 if one_pass else (3 if self.within_radius_ is not None else 2)
+        return self
 
     def _fit_model(self, stats: SufficientStats):
         dom, R, n, p = self.domain_, self.radius_, self.n_, self.domain_.p
@@ -691,7 +695,7 @@ class GaussPCA(SyntheticMechanism):
             "clip_radius_source": self.radius_source_,
             "centre": "DP (Gaussian mechanism on the sum); rows clipped around it",
             "basis": self.basis_source_,
-            "passes": 2 if getattr(self, "rms_distance_", None) is not None or self.clip_radius != "schema" else 1,
+            "passes": int(self.passes_),
             "n_treated_as_public": True,
         }
         if math.isfinite(self.rho_):
