@@ -144,11 +144,14 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
     return Encoder(schema), None
 
 
-def _label_classes(mech_cls, lab, params: dict) -> dict:
-    """Pass the public number of label classes (from the schema) to mechanisms that take it."""
-    if lab is not None and "n_classes" in inspect.signature(mech_cls.__init__).parameters and "n_classes" not in params:
-        params = {**params, "n_classes": len(lab.columns[0].categories)}
-    return params
+def _schema_params(mech_cls, enc, lab, params: dict) -> dict:
+    """Parameters a mechanism derives from the public schema (e.g. the number of label
+    classes, taxonomy trees) via its optional ``schema_params(encoder, label_encoder)``;
+    explicit parameters win."""
+    hook = getattr(mech_cls, "schema_params", None)
+    if hook is None:
+        return params
+    return {**hook(enc, lab), **params}
 
 
 def _check_n(n: int, p: int, mech: Mechanism):
@@ -204,7 +207,7 @@ def release(
         raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
-    params = _label_classes(mech_cls, lab, params)
+    params = _schema_params(mech_cls, enc, lab, params)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
@@ -333,7 +336,7 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
-    params = _label_classes(mech_cls, lab, params)
+    params = _schema_params(mech_cls, enc, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")
