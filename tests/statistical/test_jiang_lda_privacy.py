@@ -53,10 +53,10 @@ def _event(stats):
 @pytest.mark.ci_slice
 def test_corrected_lda_passes_and_halved_noise_mutant_is_caught(monkeypatch):
     d0, d1 = _data(0), _data(1)
-    res = audit_epsilon(batch=_batch(JiangLDA), d0=d0, d1=d1, event=_event, trials=3000, alpha=0.05, seed=1)
+    res = audit_epsilon(batch=_batch(JiangLDA), d0=d0, d1=d1, event=_event, trials=2000, alpha=0.05, seed=1)
     assert res.epsilon_lower <= EPS, res
     import privrelease.mechanisms.jiang_lda as mod
 
     monkeypatch.setattr(mod, "lda_sensitivities", _half)
-    res_m = audit_epsilon(batch=_batch(JiangLDA), d0=d0, d1=d1, event=_event, trials=3000, alpha=0.05, seed=2)
+    res_m = audit_epsilon(batch=_batch(JiangLDA), d0=d0, d1=d1, event=_event, trials=2000, alpha=0.05, seed=2)
     assert res_m.epsilon_lower > EPS, res_m
