@@ -55,7 +55,7 @@ def test_fit_budget_and_sample(score):
     X, y, dom = _toy()
     m = DiffGen(1.0, score=score, n_specializations=3, taxonomies=[[[0, 1], 2]], domain=dom, rng=0).fit(X, y)
     eps_prime = 1.0 / (2 * (1 + 2 * 3))
-    assert m.budget_split_["eps_prime"] == pytest.approx(eps_prime)
+    assert m.eps_prime_ == pytest.approx(eps_prime)
     assert m.budget_split_["leaf counts"] >= 0.5 - 1e-12
     spent = m.budget_split_["selection and split points (eps' each)"] + m.budget_split_["leaf counts"]
     assert spent == pytest.approx(1.0)

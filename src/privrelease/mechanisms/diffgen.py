@@ -336,8 +336,8 @@ class DiffGen(SyntheticMechanism):
         self.sensitivities_ = {"score": self.delta_u_, "counts_l1": 2.0}
         self.noise_scales_ = {"counts": scale, "exponential_mechanism_temperature":
                               (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0}
-        self.budget_split_ = {"selection and split points (eps' each)": spent, "leaf counts": eps_rem,
-                              "eps_prime": eps_prime}
+        self.budget_split_ = {"selection and split points (eps' each)": spent, "leaf counts": eps_rem}
+        self.eps_prime_ = eps_prime
         self._set_cost(eps)
         return self
 
@@ -439,7 +439,8 @@ class DiffGen(SyntheticMechanism):
         return table, self.cell_labels_, self.cell_counts_
 
     def certificate_extra(self) -> dict:
-        return {"score": self.score, "n_specializations_done": len(getattr(self, "specializations_", [])),
+        return {"score": self.score, "eps_prime": getattr(self, "eps_prime_", None),
+                "n_specializations_done": len(getattr(self, "specializations_", [])),
                 "n_released_cells": int(len(getattr(self, "cell_counts_", []))),
                 "n_output_records_default": int(np.sum(getattr(self, "cell_counts_", 0)))}
 
