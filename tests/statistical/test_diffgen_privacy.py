@@ -13,7 +13,7 @@ import pytest
 from privrelease.mechanisms.diffgen import DiffGen
 from privrelease.schema.encoding import EncodedDomain
 
-from _jiang_audit import audit_epsilon
+from privrelease.evaluation.audit import audit_epsilon
 
 EPS = 1.0
 DOM = EncodedDomain(p=2, numeric=(), blocks=((0, 2),))

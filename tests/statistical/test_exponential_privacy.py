@@ -18,7 +18,7 @@ import pytest
 import privrelease.mechanisms.exponential as mod
 from privrelease.mechanisms.exponential import ExponentialRecords
 
-from _jiang_audit import audit_epsilon
+from privrelease.evaluation.audit import audit_epsilon
 
 EPS = 1.0
 

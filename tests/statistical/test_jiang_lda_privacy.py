@@ -15,7 +15,7 @@ import pytest
 from privrelease.mechanisms.jiang_lda import JiangLDA, lda_sensitivities
 from privrelease.schema.encoding import EncodedDomain
 
-from _jiang_audit import audit_epsilon
+from privrelease.evaluation.audit import audit_epsilon
 
 EPS = 1.0
 SHARES = (0.45, 0.45, 0.10)
