@@ -3,8 +3,8 @@ with jiang-lda, end to end (read, encode, noisy statistics, greedy L1 sampler, d
 
 Run: PYTHONPATH=src python benchmarks/bench_jiang_lda.py [--repeats 3]
 Target: at most 10 s per release on 2 cores. Prints the first run (which includes the
-one-off numba compilation unless the on-disk cache is warm) and the best of the repeats,
-plus the sampler alone.
+one-off numba compilation when the on-disk cache is cold, e.g. after the module changed)
+and the best of the repeats, plus the sampler alone.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def main(argv=None):
     result = {
         "records": int(n_out), "feature_columns": int(X.shape[1]), "cpus": os.cpu_count(),
         "release_file_first_s": round(times[0], 3), "release_file_best_s": round(min(times), 3),
-        "sampler_only_s": round(sampler, 3), "blas_threads": args.blas_threads or "default", "target_s": 10.0, "ok": bool(max(times) <= 10.0),
+        "sampler_only_s": round(sampler, 3), "blas_threads": args.blas_threads or "default", "target_s": 10.0, "ok_warm": bool(min(times) <= 10.0), "ok_first": bool(times[0] <= 10.0),
     }
     print(json.dumps(result, indent=2))
     return result

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from scipy import stats as st
 
+from ..evaluation import metrics as _metrics
 from ..mechanisms import get_mechanism
 from ._jiang_adult import EPSILONS, AdultData, blas_one_thread, summarize
 from .registry import reproduction, save_figure, write_json
@@ -29,14 +30,9 @@ PAPER = {
 }
 
 
-def frobenius_error(X_hat: np.ndarray, X: np.ndarray) -> float:
-    """Squared Frobenius norm of the error ``||Xhat - X||_F^2``."""
-    return float(np.sum((np.asarray(X_hat) - np.asarray(X)) ** 2))
-
-
 def mse(X_hat: np.ndarray, X: np.ndarray) -> float:
-    """Mean squared error over all entries."""
-    return frobenius_error(X_hat, X) / np.asarray(X).size
+    """Mean squared error per entry (:func:`privrelease.evaluation.metrics.mse`)."""
+    return _metrics.mse(X, X_hat)
 
 
 def snap(X_hat: np.ndarray, encoder) -> np.ndarray:
