@@ -2,6 +2,9 @@
 
 import itertools
 import math
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -9,7 +12,8 @@ import pytest
 from privrelease.errors import InputDataError, ParameterError
 from privrelease.linalg import upper
 from privrelease.mechanisms.jiang_lda import (
-    JiangLDA, greedy_l1_sample, lda_sensitivities, paper_lda_sensitivity, _greedy_kernel, _largest_remainder,
+    JiangLDA, greedy_l1_sample, lda_sensitivities, paper_lda_sensitivity, _greedy_kernel, _greedy_numpy,
+    _largest_remainder,
 )
 from privrelease.schema.encoding import EncodedDomain
 
@@ -111,6 +115,63 @@ def test_compiled_and_python_kernels_agree():
     _greedy_kernel(means, np.clip(means, 0, 1), E2, sizes, np.array([2, 5]), np.array([5, 7]), np.array([0, 1]),
                    Xb, yb)
     assert np.allclose(Xa, Xb) and np.array_equal(ya, yb)
+
+
+@pytest.mark.parametrize("p1,ks,K,seed", [(2, (3, 2), 2, 1), (0, (4,), 3, 2), (3, (), 2, 3), (1, (2, 2, 5), 2, 4)])
+def test_numpy_fallback_emits_the_same_records_as_the_compiled_kernel(p1, ks, K, seed):
+    dom = _domain(p1, ks)
+    rng = np.random.default_rng(seed)
+    # noisy-looking statistics: means outside [0, 1], an indefinite second moment, exact zeros
+    means = rng.normal(0.4, 0.6, (K, dom.p))
+    means[:, :1] = 0.0
+    E2 = rng.normal(0.2, 0.5, (dom.p, dom.p))
+    E2 = (E2 + E2.T) / 2
+    sizes = rng.integers(5, 40, K)
+    args = (np.clip(means, 0, 1), E2, sizes, np.array([a for a, _ in dom.blocks], dtype=np.int64),
+            np.array([b for _, b in dom.blocks], dtype=np.int64), np.array(dom.numeric, dtype=np.int64))
+    m = int(sizes.sum())
+    Xa, ya = greedy_l1_sample(means, E2, sizes, dom)
+    Xb, yb = np.zeros((m, dom.p)), np.zeros(m, dtype=np.int64)
+    _greedy_numpy(means, *args, Xb, yb)
+    assert np.array_equal(Xa, Xb) and np.array_equal(ya, yb)
+
+
+def test_sampler_falls_back_to_numpy_without_numba(monkeypatch):
+    import privrelease.mechanisms.jiang_lda as mod
+
+    X, y, dom = _toy(200)
+    fitted = JiangLDA(1.0, domain=dom, rng=3).fit(X, y)
+    Xa, ya = fitted.sample()
+    monkeypatch.setattr(mod, "_KERNEL", [None])
+    called = []
+    real = mod._greedy_numpy
+    monkeypatch.setattr(mod, "_greedy_numpy", lambda *a: called.append(1) or real(*a))
+    Xb, yb = fitted.sample()
+    assert called and np.array_equal(Xa, Xb) and np.array_equal(ya, yb)
+
+
+def test_release_works_when_numba_cannot_be_imported(tmp_path):
+    # a fresh interpreter in which `import numba` fails: the numpy loop is chosen
+    code = (
+        "import sys; sys.modules['numba'] = None\n"
+        "import numpy as np\n"
+        "from privrelease.mechanisms import jiang_lda as J\n"
+        "from privrelease.schema.encoding import EncodedDomain\n"
+        "dom = EncodedDomain(p=4, numeric=(0,), blocks=((1, 4),))\n"
+        "rng = np.random.default_rng(0)\n"
+        "X = np.zeros((60, 4)); X[:, 0] = rng.random(60); X[np.arange(60), 1 + rng.integers(0, 3, 60)] = 1\n"
+        "y = (X[:, 0] > 0.5).astype(int)\n"
+        "Xs, ys = J.JiangLDA(2.0, domain=dom, rng=0).fit(X, y).sample()\n"
+        "assert J._compiled_kernel() is None and Xs.shape == (60, 4) and np.all(Xs[:, 1:].sum(1) == 1)\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ)
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "src")
+    if os.path.isdir(src):
+        env["PYTHONPATH"] = os.path.abspath(src) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
 
 
 def _toy(n=300, seed=0):

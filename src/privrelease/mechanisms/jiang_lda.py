@@ -141,14 +141,73 @@ def greedy_l1_sample(class_means: np.ndarray, second_moment: np.ndarray, class_s
     numeric = np.array(domain.numeric, dtype=np.int64)
     kernel = _compiled_kernel()
     if kernel is None:
-        _greedy_kernel(means, placeholders, E2, sizes, starts, ends, numeric, X, y)
+        _greedy_numpy(means, placeholders, E2, sizes, starts, ends, numeric, X, y)
     else:
         kernel(means, placeholders, E2, sizes, starts, ends, numeric, X, y)
     return X, y
 
 
+def _greedy_numpy(means, placeholders, E2, sizes, starts, ends, numeric, X, y):
+    """The sampler loop vectorised over features with numpy (used when numba is unavailable).
+
+    Same algorithm and the same floating-point order of operations as :func:`_greedy_kernel`
+    (every sum is accumulated term by term in the kernel's order), so both emit the same
+    records. The loop over records stays: each record's choices depend on the residuals
+    left by the previous ones. Several times slower than the compiled loop.
+    """
+    K, p = means.shape
+    m = X.shape[0]
+    r = np.zeros((K, p))
+    R = np.zeros((p, p))
+    absR = np.empty((p, p))
+    done = np.zeros(K, dtype=np.int64)
+    blocks = [(int(a0), int(a1)) for a0, a1 in zip(starts, ends)]
+    numeric = [int(f) for f in numeric]
+    terms = {k: np.empty((p + 1, k)) for k in {a1 - a0 for a0, a1 in blocks}}
+    alpha = np.empty(p + 1)
+    bp = np.empty(p + 1)
+    alpha[p] = 1.0
+    for t in range(1, m + 1):
+        c = int(np.where(done < sizes, sizes * (t / m) - done, -np.inf).argmax())
+        rc = r[c]
+        rc += means[c]
+        R += E2
+        np.abs(R, out=absR)
+        w = placeholders[c].copy()
+        Rd = np.diagonal(R)
+        base = np.abs(rc - 1.0) - np.abs(rc) + np.abs(Rd - 1.0) - np.abs(Rd)
+        for a0, a1 in blocks:
+            # cost of each one-hot setting; columns with w = 0 add exactly 0. R is symmetric,
+            # so its column slice stands for the block's rows, and a sum over axis 0 adds
+            # the terms one after another as the kernel does
+            w[a0:a1] = 0.0
+            tb = terms[a1 - a0]
+            tb[0] = base[a0:a1]
+            body = tb[1:]
+            np.subtract(R[:, a0:a1], w[:, None], out=body)
+            np.abs(body, out=body)
+            body -= absR[:, a0:a1]
+            w[a0 + int(tb.sum(axis=0).argmin())] = 1.0
+        for f in numeric:
+            # weighted median of the breakpoints; zero weights never decide the median
+            av = w.copy()
+            av[f] = placeholders[c, f]
+            np.abs(av, out=alpha[:p])
+            bp[:p] = 0.0
+            np.divide(R[f], av, out=bp[:p], where=av != 0.0)
+            bp[p] = rc[f]
+            order = bp.argsort(kind="stable")
+            hit = (alpha[order].cumsum() >= 0.5 * alpha.cumsum()[-1]).argmax()
+            w[f] = min(max(bp[order[hit]], 0.0), 1.0)
+        X[t - 1] = w
+        rc -= w
+        R -= np.outer(w, w)
+        y[t - 1] = c
+        done[c] += 1
+
+
 def _greedy_kernel(means, placeholders, E2, sizes, starts, ends, numeric, X, y):  # pragma: no cover - compiled
-    """The sampler loop (plain loops: compiled by numba when available, else run as Python)."""
+    """The sampler loop in scalar form, compiled by numba (see :func:`_greedy_numpy` for the fallback)."""
     K, p = means.shape
     m = X.shape[0]
     # residuals of the targets: r_c = T_c - A_c (class sums), R = T_Q - A_Q (second moment,
@@ -228,14 +287,19 @@ _KERNEL = []
 
 
 def _compiled_kernel():
-    """The numba-compiled sampler loop (cached on disk), or None if numba is not installed."""
+    """The numba-compiled sampler loop (cached on disk), or None to use the numpy loop.
+
+    None when numba is not installed or when its JIT is disabled (``NUMBA_DISABLE_JIT=1``,
+    numba's own switch; it would otherwise run the scalar loop as plain Python).
+    """
     if not _KERNEL:
         try:
             import numba
-        except ImportError:  # pragma: no cover - numba is a declared dependency
+        except ImportError:  # numba is a declared dependency, but the package works without it
             _KERNEL.append(None)
         else:
-            _KERNEL.append(numba.njit(cache=True, nogil=True)(_greedy_kernel))
+            _KERNEL.append(None if numba.config.DISABLE_JIT else
+                           numba.njit(cache=True, nogil=True)(_greedy_kernel))
     return _KERNEL[0]
 
 
