@@ -177,16 +177,16 @@ def _greedy_numpy(means, placeholders, E2, sizes, starts, ends, numeric, X, y):
         Rd = np.diagonal(R)
         base = np.abs(rc - 1.0) - np.abs(rc) + np.abs(Rd - 1.0) - np.abs(Rd)
         for a0, a1 in blocks:
-            # cost of each one-hot setting; columns with w = 0 add exactly 0. R is symmetric,
-            # so its column slice stands for the block's rows, and a sum over axis 0 adds
-            # the terms one after another as the kernel does
+            # cost of each one-hot setting; columns with w = 0 add exactly 0. The block's rows
+            # of R are laid out as columns, so a sum over axis 0 adds the terms one after
+            # another, as the kernel does
             w[a0:a1] = 0.0
             tb = terms[a1 - a0]
             tb[0] = base[a0:a1]
             body = tb[1:]
-            np.subtract(R[:, a0:a1], w[:, None], out=body)
+            np.subtract(R[a0:a1].T, w[:, None], out=body)
             np.abs(body, out=body)
-            body -= absR[:, a0:a1]
+            body -= absR[a0:a1].T
             w[a0 + int(tb.sum(axis=0).argmin())] = 1.0
         for f in numeric:
             # weighted median of the breakpoints; zero weights never decide the median
