@@ -144,6 +144,16 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
     return Encoder(schema), None
 
 
+def _schema_params(mech_cls, enc, lab, params: dict) -> dict:
+    """Parameters a mechanism derives from the public schema (e.g. the number of label
+    classes, taxonomy trees) via its optional ``schema_params(encoder, label_encoder)``;
+    explicit parameters win."""
+    hook = getattr(mech_cls, "schema_params", None)
+    if hook is None:
+        return params
+    return {**hook(enc, lab), **params}
+
+
 def _check_n(n: int, p: int, mech: Mechanism):
     if n == 0:
         raise InputDataError("the input has no records")
@@ -197,6 +207,7 @@ def release(
         raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _schema_params(mech_cls, enc, lab, params)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
@@ -330,6 +341,7 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _schema_params(mech_cls, enc, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")

@@ -2,3 +2,6 @@
 
 from . import jiang_pca  # noqa: F401
 from . import laplace  # noqa: F401
+from . import jiang_lda  # noqa: F401
+from . import exponential  # noqa: F401
+from . import diffgen  # noqa: F401
