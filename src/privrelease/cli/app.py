@@ -135,6 +135,8 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
     for i in infos:
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
         typer.echo(f"{'':<22} neighbours: {i['neighbouring_relation']}")
+        if i.get("explanation"):
+            typer.echo(f"{'':<22} {i['explanation']}")
 
 
 @schema_app.command("draft")
@@ -203,7 +205,9 @@ def reproduce(
 def main(argv=None):
     """Entry point: one-line errors, clean interruption."""
     try:
-        app(args=argv, standalone_mode=False)
+        rc = app(args=argv, standalone_mode=False)
+        if isinstance(rc, int) and rc:  # typer.Exit(code) is returned, not raised, outside standalone mode
+            sys.exit(rc)
     except PrivReleaseError as exc:
         if _STATE["debug"]:
             traceback.print_exc()
