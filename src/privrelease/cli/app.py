@@ -78,6 +78,7 @@ def release(
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Dataset identifier in the ledger."),
     budget: Optional[float] = typer.Option(None, "--budget", help="Total epsilon allowed for this dataset in the ledger."),
     chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="Rows per streamed chunk."),
+    engine: str = typer.Option("local", "--engine", help="Statistics pass: local (streamed chunks) or dask."),
     accept_distributional_privacy: bool = typer.Option(
         False, "--accept-distributional-privacy",
         help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
@@ -114,7 +115,7 @@ def release(
     cert = release_file(
         input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
         n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-        budget=budget, chunk_rows=chunk_rows, progress=_progress, **_parse_params(param),
+        budget=budget, chunk_rows=chunk_rows, progress=_progress, engine=engine, **_parse_params(param),
     )
     typer.echo(
         f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
@@ -205,9 +206,11 @@ def reproduce(
 def main(argv=None):
     """Entry point: one-line errors, clean interruption."""
     try:
-        rc = app(args=argv, standalone_mode=False)
-        if isinstance(rc, int) and rc:  # typer.Exit(code) is returned, not raised, outside standalone mode
-            sys.exit(rc)
+        code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
+        if isinstance(code, int) and code:
+            if code == 130:  # typer turns Ctrl-C into Exit(130)
+                typer.echo("interrupted: nothing was written", err=True)
+            sys.exit(code)
     except PrivReleaseError as exc:
         if _STATE["debug"]:
             traceback.print_exc()
