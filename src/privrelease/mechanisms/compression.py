@@ -210,6 +210,7 @@ class Compression(SyntheticMechanism):
     reference_source_ : "private data (Sigma_X)" or "declared"
     output_columns_ : names of the released columns (the encoded columns, normalised)
     notes_ : plain-words caveats copied into the certificate
+    privacy_cost_ : None (distributional privacy has no epsilon and no composition rule)
 
     Notes
     -----
@@ -372,6 +373,7 @@ class Compression(SyntheticMechanism):
         self.sigma_x_ = sigma  # private: for audits and tests only, never released
         self.output_columns_ = [f"x{j}" for j in range(p)]
         self.noise_scales_ = {"phi_entry_std": 1.0 / math.sqrt(n)}
+        self.privacy_cost_ = None  # no (epsilon, delta) cost exists: nothing to add to a DP budget ledger
         self.notes_ = self._notes(n, p, m)
         return self
 
