@@ -66,3 +66,19 @@ def test_mechanisms_lists_explanation(capsys):
         code = e.code
     assert code in (None, 0)
     assert "Distributional privacy is NOT differential privacy" in capsys.readouterr().out
+
+
+def test_distributional_privacy_command(capsys):
+    code = None
+    try:
+        main(["distributional-privacy", "--n", "1000000", "--p", "50", "--m", "2000", "--json"])
+    except SystemExit as e:
+        code = e.code
+    assert code in (None, 0)
+    r = json.loads(capsys.readouterr().out)
+    assert r["alpha_bound"] > 1 and r["conditions"]["lemma_IV4_min_m"] == 376
+    try:
+        main(["distributional-privacy", "--n", "1000000", "--p", "5", "--m", "400"])
+    except SystemExit:
+        pass
+    assert "NOT differential privacy" in capsys.readouterr().out
