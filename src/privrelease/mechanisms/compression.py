@@ -415,6 +415,7 @@ class Compression(SyntheticMechanism):
                         accs[c] += Z.T @ Xb
                         zsums[c] += Z.sum(axis=0)
             n = b
+            X = Xb = None  # release the chunk before the next one is produced (peak = one chunk, not two)
         if n == 0:
             raise InputDataError("compression: the input has no records")
         stats = {"n": n, "p": p, "s1": s1, "s2": s2} if first else None
