@@ -26,7 +26,7 @@ def test_accepted_draws_stay_within_the_formula_and_untruncated_ones_do_not():
     X1, X2, S1, S2 = _pair()
     a = audit_pair(X1, X2, M, C=C, delta_max=0.0)
     losses, free = [], []
-    for seed in range(300):
+    for seed in range(150):
         mech = Compression(m=M, C=C, delta_max=0.0, max_draws=10_000, rng=seed).fit(X1)
         losses.append(log_likelihood_ratio(compressed_covariance(mech.compressed_), S1, S2, M))
         mut = Compression(m=M, C=math.inf, rng=seed).fit(X1)  # mutant: no truncation
@@ -51,5 +51,5 @@ def test_epsilon_audit_of_the_pair_stays_below_the_formula():
             need -= len(S)
         return np.concatenate(out)
 
-    res = audit_epsilon(batch=batch, d0=S1, d1=S2, trials=5000, seed=0, claimed=a.total_bound)
+    res = audit_epsilon(batch=batch, d0=S1, d1=S2, trials=3000, seed=0, claimed=a.total_bound)
     assert res.epsilon_lower <= a.total_bound

@@ -97,7 +97,7 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
     rng = np.random.default_rng(seed)
     n_max = 2000 if quick else None
     grid = [50, 200, 800] if quick else [100, 200, 500, 1000, 2000, 5000]
-    trials = 1 if quick else 3
+    trials = 1 if quick else 2
     sets = []
     for loader in (_load_hapt, _load_gfe):
         try:
