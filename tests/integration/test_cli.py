@@ -176,3 +176,10 @@ def test_interrupt_leaves_nothing(files, capsys, monkeypatch):
                             "--certificate", str(tmp / "c.json")], capsys)
     assert code == 130 and "nothing was written" in err
     assert not out.exists() and not (tmp / "c.json").exists() and not list(tmp.glob(".out.csv*"))
+
+
+def test_version_and_usage_errors(capsys):
+    code, out, _ = run_cli(["--version"], capsys)
+    assert code == 0 and out.strip()
+    code, _, err = run_cli(["release", "--bogus"], capsys)
+    assert code == 2 and "bogus" in err
