@@ -36,7 +36,6 @@ from ..mechanisms.compression import (
     C_PAPER,
     Compression,
     compressed_covariance,
-    default_delta_max,
     min_rows,
     pca_utility_bound,
     truncation_threshold,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Callable, ClassVar, Iterable
+from typing import ClassVar
 
 import numpy as np
 
