@@ -65,7 +65,9 @@ def test_mechanisms_lists_explanation(capsys):
     except SystemExit as e:
         code = e.code
     assert code in (None, 0)
-    assert "Distributional privacy is NOT differential privacy" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Distributional privacy is NOT differential privacy" in out
+    assert "--param m=...: number of released rows" in out
 
 
 def test_distributional_privacy_command(capsys):

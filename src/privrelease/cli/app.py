@@ -142,6 +142,8 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
         typer.echo(f"{'':<22} neighbours: {i['neighbouring_relation']}")
         if i.get("explanation"):
             typer.echo(f"{'':<22} {i['explanation']}")
+        for key, meaning in (i.get("parameters") or {}).items():
+            typer.echo(f"{'':<22} --param {key}=...: {meaning}")
 
 
 @schema_app.command("draft")

@@ -285,10 +285,25 @@ class Compression(SyntheticMechanism):
         self.domain = domain
         self.rng = rng
 
+    #: What each ``--param key=value`` means (shown by ``privrelease mechanisms``).
+    PARAMETERS: ClassVar[dict] = {
+        "m": "number of released rows (each a random Gaussian mixture of all records), 1 <= m < n; default "
+             "ceil(20.4 ln(2np)) (Lemma IV.4); PCA utility needs m of order p^2 ln(2np)",
+        "reference": "path to a .npy/.csv p x p reference covariance (public or declared); default: the private "
+                     "data's own normalised covariance (data-dependent)",
+        "delta_max": "declared maximum entrywise distance between covariances of the protected class; default "
+                     "sqrt(ln p / n)",
+        "C": "constant of the truncation box tau = C sqrt(ln(2np)/m) + delta_max; default 14.4 (the paper's)",
+        "center": "true: centre the columns at their (private) means before scaling; default false",
+        "max_draws": "give up (nothing released) after this many rejected draws of Phi; default 100",
+        "draws_per_pass": "candidate Phi per read of the data; default 1",
+    }
+
     @classmethod
     def info(cls) -> dict:
         d = super().info()
         d["explanation"] = DISTRIBUTIONAL_EXPLANATION
+        d["parameters"] = dict(cls.PARAMETERS)
         return d
 
     @property
