@@ -96,7 +96,7 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
     rng = np.random.default_rng(seed)
     n_max = 2000 if quick else None
     grid = [50, 200, 800] if quick else [100, 200, 500, 1000, 2000, 5000]
-    trials = 1 if quick else 2
+    trials = 1 if quick else 5
     sets = []
     for loader in (_load_hapt, _load_gfe):
         try:
@@ -127,6 +127,8 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
         for m in sorted({r["m"] for r in rows}):
             rs = [r for r in rows if r["m"] == m]
             agg.append({"m": m, "distance": float(np.mean([r["distance"] for r in rs])),
+                        "distance_min": float(np.min([r["distance"] for r in rs])),
+                        "distance_max": float(np.max([r["distance"] for r in rs])),
                         "bound": float(np.mean([r["bound"] for r in rs])),
                         "B_fro": float(np.mean([r["B_fro"] for r in rs])),
                         "bound_applies_fraction": float(np.mean([r["applies"] for r in rs])),
