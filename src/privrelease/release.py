@@ -228,15 +228,27 @@ def _output_frame(mech, X, enc, lab, n_synthetic, n):
     if isinstance(mech, RowAlignedMechanism):
         return enc.decode(mech.transform(X))
     if isinstance(mech, SyntheticMechanism):
-        m = n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
-        Xs, ys = mech.sample(m)
+        Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n))
         return _decode_synthetic(mech, Xs, ys, enc, lab)
     raise ParameterError(f"mechanism '{mech.name}' has an unknown output kind")
 
 
+def _n_draw(mech, n_synthetic, n):
+    """Records to draw from a synthetic mechanism (None when its output size is one of its parameters)."""
+    if getattr(mech, "fixed_output_rows", False):
+        if n_synthetic is not None:
+            raise ParameterError(f"mechanism '{mech.name}' releases a number of rows fixed by its parameters; "
+                                 f"n_synthetic does not apply")
+        return None
+    return n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+
+
 def _decode_synthetic(mech, Xs, ys, enc, lab):
     """Decode a synthetic sample; reduced-space outputs keep their own column names."""
-    if getattr(mech, "output_columns_", None) is not None:
+    if getattr(mech, "output_space", None) == "encoded":  # e.g. compression: encoded columns, not decodable
+        mech.output_columns_ = list(enc.feature_names)
+        out = pd.DataFrame(np.asarray(Xs), columns=mech.output_columns_)
+    elif getattr(mech, "output_columns_", None) is not None:
         out = pd.DataFrame(np.asarray(Xs), columns=list(mech.output_columns_))
     else:
         out = enc.decode(Xs)
@@ -366,6 +378,25 @@ def release_file(
     fmt = table_format(out_path)
 
     def run():
+        if hasattr(mech, "fit_stream"):  # multi-pass streaming of encoded chunks (e.g. compression)
+            first_pass: list[dict] = []
+
+            def encoded_chunks():
+                offset = 0
+                for df in chunks():
+                    yield encode(df, offset)
+                    offset += len(df)
+                if not first_pass:
+                    first_pass.append(dict(clip_counts))
+
+            mech.fit_stream(encoded_chunks)
+            clip_counts.clear()
+            clip_counts.update(first_pass[0] if first_pass else {})  # later passes re-count the same clips
+            n_in = mech.n_
+            _check_n(n_in, enc.width, mech)
+            Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n_in))
+            n_out = _write_chunks(iter([_decode_synthetic(mech, Xs, ys, enc, lab)]), out_path, fmt, progress)
+            return n_in, n_out
         if streaming and engine == "dask":
             stats = _dask_file_stats(input_path, schema, enc, lab, n_classes, on_out_of_bounds)
         if streaming and engine == "local":
@@ -394,8 +425,7 @@ def release_file(
                 clip_counts.clear()
                 clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
-            m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
-            Xs, ys = mech.sample(m)
+            Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n_in))
             out = _decode_synthetic(mech, Xs, ys, enc, lab)
             n_out = _write_chunks(iter([out]), out_path, fmt, progress)
         return n_in, n_out

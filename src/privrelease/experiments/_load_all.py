@@ -4,3 +4,4 @@ from . import jiang_fig1  # noqa: F401
 from . import jiang_fig2  # noqa: F401
 from . import jiang_fig3  # noqa: F401
 from . import jiang_fig4  # noqa: F401
+from . import zhou  # noqa: F401

@@ -5,3 +5,4 @@ from . import laplace  # noqa: F401
 from . import jiang_lda  # noqa: F401
 from . import exponential  # noqa: F401
 from . import diffgen  # noqa: F401
+from . import compression  # noqa: F401
