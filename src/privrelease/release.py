@@ -125,17 +125,6 @@ def build_mechanism(name: str, epsilon, delta=None, rng=None, domain=None, **par
     return cls(**kwargs)
 
 
-def _schema_params(mech_cls, schema: Schema, lab, params: dict) -> dict:
-    """Public facts from the schema that a mechanism accepts as parameters (never read from data)."""
-    accepted = inspect.signature(mech_cls.__init__).parameters
-    out = dict(params)
-    if "n_classes" in accepted and lab is not None and "n_classes" not in out:
-        out["n_classes"] = len(lab.columns[0].categories)
-    if "row_norm_bound" in accepted and schema.row_norm_bound is not None and "row_norm_bound" not in out:
-        out["row_norm_bound"] = float(schema.row_norm_bound)
-    return out
-
-
 def _user_params(mech: Mechanism) -> dict:
     return {k: v for k, v in mech.get_params(deep=False).items() if k not in ("rng", "domain")}
 
@@ -153,6 +142,24 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
             raise SchemaError("the schema has no feature columns besides the label")
         return Encoder(schema, feats), Encoder(schema, [label.name])
     return Encoder(schema), None
+
+
+def _schema_params(mech_cls, schema: Schema, enc, lab, params: dict) -> dict:
+    """Parameters a mechanism derives from the public schema (never read from data); explicit
+    parameters win. A mechanism with a ``schema_params(encoder, label_encoder)`` hook gets
+    what the hook returns (e.g. the number of label classes, taxonomy trees); otherwise the
+    number of label classes and the schema's ``row_norm_bound`` are passed when its
+    constructor accepts them."""
+    hook = getattr(mech_cls, "schema_params", None)
+    if hook is not None:
+        return {**hook(enc, lab), **params}
+    accepted = inspect.signature(mech_cls.__init__).parameters
+    out = dict(params)
+    if "n_classes" in accepted and lab is not None and "n_classes" not in out:
+        out["n_classes"] = len(lab.columns[0].categories)
+    if "row_norm_bound" in accepted and schema.row_norm_bound is not None and "row_norm_bound" not in out:
+        out["row_norm_bound"] = float(schema.row_norm_bound)
+    return out
 
 
 def _check_n(n: int, p: int, mech: Mechanism):
@@ -208,9 +215,9 @@ def release(
         raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _schema_params(mech_cls, schema, enc, lab, params)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
-    params = _schema_params(mech_cls, schema, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     _check_n(len(data), enc.width, mech)
     input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
@@ -229,15 +236,27 @@ def _output_frame(mech, X, enc, lab, n_synthetic, n):
     if isinstance(mech, RowAlignedMechanism):
         return enc.decode(mech.transform(X))
     if isinstance(mech, SyntheticMechanism):
-        m = n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
-        Xs, ys = mech.sample(m)
+        Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n))
         return _decode_synthetic(mech, Xs, ys, enc, lab)
     raise ParameterError(f"mechanism '{mech.name}' has an unknown output kind")
 
 
+def _n_draw(mech, n_synthetic, n):
+    """Records to draw from a synthetic mechanism (None when its output size is one of its parameters)."""
+    if getattr(mech, "fixed_output_rows", False):
+        if n_synthetic is not None:
+            raise ParameterError(f"mechanism '{mech.name}' releases a number of rows fixed by its parameters; "
+                                 f"n_synthetic does not apply")
+        return None
+    return n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+
+
 def _decode_synthetic(mech, Xs, ys, enc, lab):
     """Decode a synthetic sample; reduced-space outputs keep their own column names."""
-    if getattr(mech, "output_columns_", None) is not None:
+    if getattr(mech, "output_space", None) == "encoded":  # e.g. compression: encoded columns, not decodable
+        mech.output_columns_ = list(enc.feature_names)
+        out = pd.DataFrame(np.asarray(Xs), columns=mech.output_columns_)
+    elif getattr(mech, "output_columns_", None) is not None:
         out = pd.DataFrame(np.asarray(Xs), columns=list(mech.output_columns_))
     else:
         out = enc.decode(Xs)
@@ -342,7 +361,7 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
-    params = _schema_params(mech_cls, schema, lab, params)
+    params = _schema_params(mech_cls, schema, enc, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")
@@ -372,6 +391,25 @@ def release_file(
     streaming = streaming and not multi_pass
 
     def run():
+        if hasattr(mech, "fit_stream"):  # multi-pass streaming of encoded chunks (e.g. compression)
+            first_pass: list[dict] = []
+
+            def encoded_chunks():
+                offset = 0
+                for df in chunks():
+                    yield encode(df, offset)
+                    offset += len(df)
+                if not first_pass:
+                    first_pass.append(dict(clip_counts))
+
+            mech.fit_stream(encoded_chunks)
+            clip_counts.clear()
+            clip_counts.update(first_pass[0] if first_pass else {})  # later passes re-count the same clips
+            n_in = mech.n_
+            _check_n(n_in, enc.width, mech)
+            Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n_in))
+            n_out = _write_chunks(iter([_decode_synthetic(mech, Xs, ys, enc, lab)]), out_path, fmt, progress)
+            return n_in, n_out
         if multi_pass:
             # the mechanism makes its own passes over fresh chunk iterators (memory flat in n)
             counter = {"n": 0, "pass": 0}
@@ -422,15 +460,19 @@ def release_file(
                 clip_counts.clear()
                 clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
-            m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+            m = _n_draw(mech, n_synthetic, n_in)
+            if m is None or not getattr(mech, "chunked_sampling", False):
+                Xs, ys = mech.sample(m)
+                frames = iter([_decode_synthetic(mech, Xs, ys, enc, lab)])
+            else:
+                def synthetic_frames():
+                    # chunks of at most chunk_rows records: memory independent of the output size
+                    for start in range(0, m, chunk_rows):
+                        Xs, ys = mech.sample(min(chunk_rows, m - start))
+                        yield _decode_synthetic(mech, Xs, ys, enc, lab)
 
-            def synthetic_frames():
-                # chunks of at most chunk_rows records: memory independent of the output size
-                for start in range(0, m, chunk_rows):
-                    Xs, ys = mech.sample(min(chunk_rows, m - start))
-                    yield _decode_synthetic(mech, Xs, ys, enc, lab)
-
-            n_out = _write_chunks(synthetic_frames(), out_path, fmt, progress)
+                frames = synthetic_frames()
+            n_out = _write_chunks(frames, out_path, fmt, progress)
         return n_in, n_out
 
     n_in, n_out = _with_ledger(ledger, dataset_id, budget, mech, run)

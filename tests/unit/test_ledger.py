@@ -284,3 +284,26 @@ def test_wal_mode_and_persistence(tmp_path):
     assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     con.close()
     assert Ledger(path).spent("adult").epsilon == 0.2  # a new object (process) sees the charge
+
+
+def _create_and_declare(path, start, results):
+    start.wait()
+    try:
+        Ledger(path).declare("adult", 1.0)
+        results.put("ok")
+    except Exception as exc:  # pragma: no cover - reported to the parent
+        results.put(f"error: {type(exc).__name__}: {exc}")
+
+
+def test_many_processes_creating_one_new_ledger(tmp_path):
+    """Switching a new file to WAL reports 'locked' without waiting; creators must retry, not fail."""
+    ctx = _ctx()
+    for r in range(3):
+        path, start, results = str(tmp_path / f"new{r}.sqlite"), ctx.Event(), ctx.Queue()
+        procs = [ctx.Process(target=_create_and_declare, args=(path, start, results)) for _ in range(12)]
+        for p in procs:
+            p.start()
+        start.set()
+        for p in procs:
+            p.join(60)
+        assert sorted(results.get(timeout=5) for _ in procs) == ["ok"] * 12

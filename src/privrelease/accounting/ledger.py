@@ -76,6 +76,7 @@ import math
 import os
 import socket
 import sqlite3
+import time
 import warnings
 from pathlib import Path
 from typing import Iterator
@@ -215,9 +216,7 @@ class Ledger:
             con.close()
 
     def _initialise(self, con: sqlite3.Connection):
-        mode = con.execute("PRAGMA journal_mode").fetchone()[0]
-        if str(mode).lower() != "wal":
-            con.execute("PRAGMA journal_mode = WAL")
+        self._enable_wal(con)
         con.execute("PRAGMA synchronous = FULL")
         if self._has_tables(con):
             self._check_format(con)
@@ -235,6 +234,27 @@ class Ledger:
             con.execute("ROLLBACK")
             raise
         self._check_format(con)
+
+    def _enable_wal(self, con: sqlite3.Connection):
+        """Switch the file to WAL mode, retrying while another process holds a lock.
+
+        Changing the journal mode needs an exclusive lock and SQLite reports "database is
+        locked" at once instead of calling the busy handler, so processes that create the
+        same new ledger together must retry (with jitter) until one of them has switched it.
+        """
+        deadline = time.monotonic() + self.timeout
+        delay = 0.005
+        while True:
+            try:
+                if str(con.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+                    return
+                con.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay * (0.5 + os.urandom(1)[0] / 256))  # jitter: no global RNG
+                delay = min(delay * 2, 0.2)
 
     @staticmethod
     def _has_tables(con) -> bool:

@@ -2,4 +2,8 @@
 
 from . import jiang_pca  # noqa: F401
 from . import laplace  # noqa: F401
+from . import jiang_lda  # noqa: F401
+from . import exponential  # noqa: F401
+from . import diffgen  # noqa: F401
+from . import compression  # noqa: F401
 from . import gauss_pca  # noqa: F401
