@@ -98,14 +98,28 @@ def scatter_matrices(X, y) -> tuple[np.ndarray, np.ndarray]:
     return (SW + SW.T) / 2, (SB + SB.T) / 2
 
 
+def _unit_columns(V):
+    n = np.linalg.norm(V, axis=0)
+    n[n == 0] = 1.0
+    return V / n
+
+
 def _solve_pencil(A, B, k):
-    """Top-``k`` generalized eigenvectors of ``(A, B)``; a tiny ridge is added if B is numerically singular."""
+    """Top-``k`` generalized eigenvectors of ``(A, B)`` scaled to unit Euclidean length.
+
+    The eigenproblem fixes directions only; scipy returns ``B``-orthonormal vectors, whose
+    length shrinks like ``1/sqrt(N)`` with the scatter matrices, so projected records would
+    live on a scale set by the number of public records. Unit-length columns [A] keep the
+    projected scale comparable to the (standardised) inputs, which the MMD step sizes
+    (``alpha = 0.1``) presuppose. A tiny ridge is added if B is numerically singular.
+    """
     B = np.asarray(B, dtype=np.float64)
     jitter = 0.0
     for _ in range(8):
         try:
             Bj = B + jitter * np.eye(B.shape[0])
-            return generalized_eigh(A, Bj, k=k)
+            w, V = generalized_eigh(A, Bj, k=k)
+            return w, _unit_columns(V)
         except np.linalg.LinAlgError:
             jitter = max(jitter * 100, 1e-10 * max(1.0, float(np.trace(B)) / B.shape[0]))
     raise ParameterError("the projection pencil's right-hand matrix is singular; increase the ridge (rho0 / rho)")
@@ -375,6 +389,14 @@ def _sq_dists(A, B):
     return np.maximum(d, 0.0)
 
 
+def _rbf(A, B, sigma):
+    """RBF kernel matrix; values below exp(-80) are set to 0 (avoids slow subnormal arithmetic)."""
+    arg = _sq_dists(A, B) / (2.0 * sigma * sigma)
+    K = np.exp(-np.minimum(arg, 80.0))
+    K[arg >= 80.0] = 0.0
+    return K
+
+
 class MMDPerturbation(BaseEstimator):
     """Kernel-MMD label changing of projected records towards a random privacy class.
 
@@ -469,12 +491,12 @@ class MMDPerturbation(BaseEstimator):
     @staticmethod
     def _label_with(Q, R, r_codes, sigma, L, self_term=None):
         """MMD label (eq 10) of the rows of Q with reference set R."""
-        K = np.exp(-_sq_dists(Q, R) / (2 * sigma ** 2))
+        K = _rbf(Q, R, sigma)
         onehot = np.zeros((R.shape[0], L))
         onehot[np.arange(R.shape[0]), r_codes] = 1.0
         counts = onehot.sum(0)
         if self_term is None:
-            KR = np.exp(-_sq_dists(R, R) / (2 * sigma ** 2))
+            KR = _rbf(R, R, sigma)
             self_term = np.einsum("il,ij,jl->l", onehot, KR, onehot) / counts ** 2
         cross = (K @ onehot) / counts
         return np.argmin(self_term[None, :] - 2 * cross, axis=1)
@@ -485,7 +507,7 @@ class MMDPerturbation(BaseEstimator):
         onehot[np.arange(self.V_.shape[0]), self.v_codes_] = 1.0
         self._v_onehot = onehot
         self._v_counts = onehot.sum(0)
-        KV = np.exp(-_sq_dists(self.V_, self.V_) / (2 * s ** 2))
+        KV = _rbf(self.V_, self.V_, s)
         self._v_self = np.einsum("il,ij,jl->l", onehot, KV, onehot) / self._v_counts ** 2
         g_onehot = np.zeros((self.G_.shape[0], L))
         g_onehot[np.arange(self.G_.shape[0]), self.g_codes_] = 1.0
@@ -496,7 +518,7 @@ class MMDPerturbation(BaseEstimator):
     def label_codes(self, Z) -> np.ndarray:
         """Privacy class codes (indices into ``classes_``) given by the MMD label function (eq 10)."""
         Z = np.asarray(Z, dtype=np.float64)
-        K = np.exp(-_sq_dists(Z, self.V_) / (2 * self.sigma_ ** 2))
+        K = _rbf(Z, self.V_, self.sigma_)
         return np.argmin(self._v_self[None, :] - 2 * (K @ self._v_onehot) / self._v_counts, axis=1)
 
     def label(self, Z) -> np.ndarray:
@@ -531,7 +553,7 @@ class MMDPerturbation(BaseEstimator):
             if active.size == 0:
                 break
             za = Z[active]
-            K = np.exp(-_sq_dists(za, self.G_) / (2 * sig2))  # (a, n_G)
+            K = _rbf(za, self.G_, self.sigma_)  # (a, n_G)
             W = K * (w_s[:, s[active]].T - w_s[:, t[active]].T)  # +1/n_s on G_s, -1/n_t on G_t
             g = (W @ self.G_ - W.sum(1)[:, None] * za) / sig2 + self.lam * theta[active]
             theta[active] -= self.alpha * g
