@@ -604,6 +604,7 @@ class JUPAMMDPerturbation(RowAlignedMechanism):
     relation: ClassVar[str] = "none: owner-side per-record perturbation learned from public data (no formal guarantee, E17)"
     summary: ClassVar[str] = ("Zhuang-Chang owner-side perturbation: JUPA projection + MMD label changing; "
                               "measured attack accuracy only")
+    contract_release: ClassVar[bool] = False  # owner-side: run by `privrelease perturb`, not `release`
 
     def __init__(self, public_X=None, public_utility=None, public_privacy=None, *, projection="jupa",
                  projection_params=None, fine=True, lam=1e-3, alpha=0.1, max_iter=1000, update="literal",
