@@ -7,7 +7,7 @@
   income utility / gender privacy and the reverse; K = 1; 750 records per cell.
   Features: the 6 numeric columns as they are (standardised by the protocol) and the 7
   other categorical columns in **base-2 binary encoding** [A]: the level's index in the
-  sorted list of levels written with ``ceil(log2 L)`` bits (33 features in all; the
+  sorted list of levels written with ``ceil(log2 L)`` bits (32 features in all; the
   paper's "binary encoding" gives 51 features, which we could not reproduce with any
   standard encoding, so we state ours). ``sex`` and ``income`` are the two labels and are
   not features.
