@@ -188,6 +188,15 @@ def reproduce(
     quick: bool = typer.Option(False, "--quick", help="A small real slice (as run in CI)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the experiment (reproductions use seeded noise)."),
     list_: bool = typer.Option(False, "--list", help="List the available reproductions."),
+    data: Optional[Path] = typer.Option(None, "--data", help="zhuang-table: the table to evaluate."),
+    schema: Optional[Path] = typer.Option(None, "--schema", help="zhuang-table: its schema."),
+    utility_label: Optional[str] = typer.Option(None, "--utility-label", help="zhuang-table: utility label column."),
+    privacy_label: Optional[str] = typer.Option(None, "--privacy-label", help="zhuang-table: privacy label column."),
+    k: Optional[int] = typer.Option(None, "--k", help="zhuang-table: projection dimension K."),
+    per_combination: Optional[int] = typer.Option(None, "--per-combination", help="zhuang-table: records per cell."),
+    protocol: Optional[str] = typer.Option(None, "--protocol", help="zhuang-*: 'fast' (default: 5 repetitions, 5-fold CV, small grid) or 'paper' (15, 10-fold, 7x7 grid)."),
+    repetitions: Optional[int] = typer.Option(None, "--repetitions", help="zhuang-*: override the number of repetitions."),
+    max_iter: Optional[int] = typer.Option(None, "--max-iter", help="zhuang-*: override the MMD iteration cap T_max."),
 ):
     """Regenerate a paper's figure or table on real data, our numbers beside the paper's."""
     import os
@@ -202,7 +211,12 @@ def reproduce(
         os.environ["PRIVRELEASE_DATA"] = str(data_dir)
     rep = get_reproduction(name)
     typer.echo(f"reproducing {name}{' (quick slice)' if quick else ''} -> {out}", err=True)
-    res = rep.run(out, data_dir=data_dir, quick=quick, seed=seed, progress=lambda m: typer.echo(f"  {m}", err=True))
+    extra = {key: v for key, v in (("data", data), ("schema", schema), ("utility_label", utility_label),
+                                   ("privacy_label", privacy_label), ("k", k), ("per_combination", per_combination),
+                                   ("protocol", protocol), ("repetitions", repetitions), ("max_iter", max_iter))
+             if v is not None}
+    res = rep.run(out, data_dir=data_dir, quick=quick, seed=seed, progress=lambda m: typer.echo(f"  {m}", err=True),
+                  **extra)
     typer.echo(f"wrote {out / (name + '.json')} and {out / (name + '.png')}", err=True)
     summary = res.get("verdict") or res.get("summary")
     if summary:
@@ -240,6 +254,65 @@ def distributional_privacy(
     typer.echo(f"  Theorem III.5 wants p^2 log n / sqrt(n/m) small: {c['thm_III5_ratio_p2_log_n_over_sqrt_n_over_m']:.3g}")
     typer.echo("  This is distributional privacy on an assumed class of datasets, NOT differential privacy; "
                "alpha is asymptotic. Audit a concrete pair with privrelease.evaluation.distributional.audit_pair.")
+
+
+@app.command()
+def perturb(
+    records: Path = typer.Argument(..., help="The owner's records (.csv, .csv.gz or .parquet)."),
+    public: Path = typer.Option(..., "--public", help="Public labelled records (same columns plus the two labels)."),
+    schema: Path = typer.Option(..., "--schema", "-s", help="Schema of the public table (features and the two labels)."),
+    utility_label: str = typer.Option(..., "--utility-label", help="Utility label column (kept usable)."),
+    privacy_label: str = typer.Option(..., "--privacy-label", help="Privacy label column (to hide)."),
+    projection: str = typer.Option("jupa", "--projection", help="jupa, ruca, dca, mdr, pca, random-projection, full-dimensional."),
+    out: Path = typer.Option(..., "--out", "-o", help="Perturbed records (written atomically)."),
+    param: List[str] = typer.Option([], "--param", "-p", help="key=value: projection (n_components, rho0, rho1, rho1_prime, rho) or MMD (fine, lam, alpha, max_iter, update, sigma) parameter."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seeded targets for experiments (default: OS entropy)."),
+    certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="Write a certificate JSON here."),
+):
+    """Owner side (Zhuang-Chang): project RECORDS with a projection learned on public data, then MMD-perturb.
+
+    NO formal privacy guarantee: the certificate says "none (empirical)"; measure attack accuracies with
+    `privrelease reproduce zhuang-table`.
+    """
+    from ..errors import InputDataError
+    from ..io import read_table, write_table
+    from ..mechanisms import get_mechanism
+    from ..schema import Encoder, Schema
+
+    sch = Schema.from_yaml(schema)
+    for lab in (utility_label, privacy_label):
+        if lab not in sch.names:
+            _err(f"label column '{lab}' is not in the schema")
+    feats = [c for c in sch.names if c not in (utility_label, privacy_label)]
+    enc = Encoder(sch, feats)
+    pub = read_table(public, sch)
+    own = read_table(records, sch)
+    for name_, df_ in (("public", pub), ("records", own)):
+        miss = [c for c in feats if c not in df_.columns]
+        if miss:
+            raise InputDataError(f"{name_} table lacks feature columns {miss}")
+    params = _parse_params(param)
+    mmd_keys = ("fine", "lam", "alpha", "max_iter", "update", "sigma")
+    mmd = {key: params.pop(key) for key in list(params) if key in mmd_keys}
+    cls = get_mechanism("jupa-mmd")
+    mech = cls(public_X=enc.encode(pub).X, public_utility=pub[utility_label].astype(str).to_numpy(),
+               public_privacy=pub[privacy_label].astype(str).to_numpy(), projection=projection,
+               projection_params=params, rng=seed, **mmd).fit()
+    Z = mech.transform(enc.encode(own).X)
+    import pandas as pd
+
+    write_table(pd.DataFrame(Z, columns=mech.output_columns_), out)
+    if certificate is not None:
+        from ..io import atomic_write
+        from ..release import _jsonable
+
+        cert = {"mechanism": cls.name, "guarantee": cls.guarantee, "neighbouring_relation": cls.relation,
+                "epsilon": None, "parameters": {"projection": projection, **params, **mmd},
+                "extra": mech.certificate_extra(), "notes": mech.notes_, "n_records": int(len(own)),
+                "randomness": mech.source_.description}
+        with atomic_write(certificate, "w") as fh:
+            fh.write(json.dumps(_jsonable(cert), indent=2))
+    typer.echo(f"wrote {out} ({len(Z):,} records, {Z.shape[1]} columns; guarantee: none (empirical))", err=True)
 
 
 # ---- privacy-budget ledger -------------------------------------------------------------

@@ -6,3 +6,4 @@ from . import jiang_fig3  # noqa: F401
 from . import jiang_fig4  # noqa: F401
 from . import zhou  # noqa: F401
 from . import gauss_pca_bench  # noqa: F401
+from . import zhuang  # noqa: F401

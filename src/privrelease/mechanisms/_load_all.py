@@ -7,3 +7,4 @@ from . import exponential  # noqa: F401
 from . import diffgen  # noqa: F401
 from . import compression  # noqa: F401
 from . import gauss_pca  # noqa: F401
+from . import jupa  # noqa: F401

@@ -1,0 +1,277 @@
+"""Inference-attack evaluation of owner-side perturbations (Zhuang and Chang, sec. V-B).
+
+Protocol (ALGORITHMS.md 5.4; choices marked [A] are ours):
+
+1. Balanced sampling: ``per_combination`` records from every utility x privacy cell.
+2. Each cell is split into public training records (projection, MMD reference sets,
+   utility classifier), owners' test records and adversary-training records, in the
+   paper's proportions 0.4 / 0.2 / 0.4, so every cell stays balanced in every subset.
+3. Features are standardised with the mean and standard deviation of the training
+   records [A] (the paper does not say how it scaled them).
+4. For each projection: the utility classifier is an RBF-SVM trained on the projected
+   training records; the paper's attacker an RBF-SVM trained on the projected
+   adversary records with their privacy labels (``W`` is public). Both are chosen by a
+   cross-validated grid search over ``C`` and ``gamma`` (10-fold in the paper; grid
+   [A]) and evaluated on the projected test records ("Coarse") and on the MMD-perturbed
+   test records ("Fine").
+5. Mechanism-aware attacker (E17): the adversary runs the *whole* mechanism (same
+   public projection and MMD reference sets, fresh random targets) on her own
+   adversary-training records and trains the RBF-SVM on the perturbed records with
+   their true privacy labels; it is evaluated on the Fine test records.
+6. Everything is repeated ``repetitions`` times (15 in the paper) with fresh samples.
+
+Accuracies are reported in percent. ``fine_target_rate`` is the fraction of the paper
+attacker's Fine predictions equal to the owner's secret target ``t``: close to 1 means
+the paper's attacker outputs ``t`` (which is why its Fine accuracy sits at chance).
+
+Statistical check of this family (it has no formal guarantee, so there is no epsilon to
+audit): :func:`evaluate` measures and reports the mechanism-aware attacker's accuracy,
+and a perturbation that does not move records is exposed because its Fine attack
+accuracy stays at the Coarse level (``tests/statistical/test_inference_attack.py``).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC
+
+from ..errors import InputDataError, ParameterError
+from ..mechanisms.jupa import MMDPerturbation, make_projection
+
+PAPER_GRID = {"C": [10.0 ** k for k in range(-3, 4)], "gamma": [10.0 ** k for k in range(-3, 4)]}
+FAST_GRID = {"C": [1.0, 10.0, 100.0, 1000.0], "gamma": [0.01, 0.1, 1.0]}
+SPLIT_FRACTIONS = (0.4, 0.2, 0.4)  # training (public) / testing (owners) / adversary training
+
+
+@dataclass(frozen=True)
+class Method:
+    """One row of a table: a label, a projection name and its parameters."""
+
+    label: str
+    projection: str
+    params: dict = field(default_factory=dict)
+
+
+JUPA_GRID = [(r1, r1p) for r1 in (1.0, 1e2, 1e4) for r1p in (1.0, 1e2, 1e4)]
+
+
+def table_methods(rho0: float = 1e-3, rho: float = 1e-3) -> list[Method]:
+    """The 14 rows of the paper's tables: full-dimensional, random projection, PCA, DCA, MDR, JUPA 3 x 3."""
+    rows = [
+        Method("Full-Dimensional", "full-dimensional"),
+        Method("Random Projection", "random-projection"),
+        Method("PCA", "pca"),
+        Method("DCA", "dca", {"rho": rho}),
+        Method("MDR", "mdr", {"rho": rho}),
+    ]
+    for r1, r1p in JUPA_GRID:
+        rows.append(Method(f"JUPA r={r1:g}, r'={r1p:g}", "jupa", {"rho0": rho0, "rho1": r1, "rho1_prime": r1p}))
+    return rows
+
+
+# ---- sampling ---------------------------------------------------------------------------------
+
+def balanced_sample(y_utility, y_privacy, per_combination: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of ``per_combination`` records drawn without replacement from every (utility, privacy) cell.
+
+    Every combination of an observed utility class and an observed privacy class must hold
+    at least ``per_combination`` records.
+    """
+    yu, yp = np.asarray(y_utility), np.asarray(y_privacy)
+    _, cu = np.unique(yu, return_inverse=True)
+    _, cp = np.unique(yp, return_inverse=True)
+    cu, cp = cu.ravel(), cp.ravel()
+    n_p = cp.max() + 1
+    cell = cu * n_p + cp
+    n_cells = (cu.max() + 1) * n_p
+    counts = np.bincount(cell, minlength=n_cells)
+    if counts.min() < per_combination:
+        bad = int(np.argmin(counts))
+        raise InputDataError(
+            f"cell (utility {np.unique(yu)[bad // n_p]!r}, privacy {np.unique(yp)[bad % n_p]!r}) has "
+            f"{counts.min()} records, fewer than per_combination = {per_combination}")
+    # a random key per record, then the first per_combination of each cell in key order (vectorised)
+    order = np.lexsort((rng.random(cell.size), cell))
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(cell.size) - start[cell[order]]
+    return np.sort(order[rank < per_combination])
+
+
+def split_cells(idx, y_utility, y_privacy, fractions=SPLIT_FRACTIONS, rng=None):
+    """Split sampled indices into (train, test, adversary) with the same fractions inside every cell."""
+    yu, yp = np.asarray(y_utility)[idx], np.asarray(y_privacy)[idx]
+    _, cu = np.unique(yu, return_inverse=True)
+    _, cp = np.unique(yp, return_inverse=True)
+    cell = cu.ravel() * (cp.max() + 1) + cp.ravel()
+    counts = np.bincount(cell)
+    order = np.lexsort((rng.random(cell.size), cell))
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = np.arange(cell.size) - start[cell[order]]
+    size = counts[cell[order]]
+    f = np.asarray(fractions, dtype=float)
+    f = f / f.sum()
+    n_tr = np.floor(size * f[0] + 1e-9)
+    n_te = np.floor(size * f[1] + 1e-9)
+    part = np.where(rank < n_tr, 0, np.where(rank < n_tr + n_te, 1, 2))
+    chosen = idx[order]
+    return chosen[part == 0], chosen[part == 1], chosen[part == 2]
+
+
+# ---- classifiers ------------------------------------------------------------------------------
+
+def svm_grid_search(X, y, cv: int = 10, grid: dict | None = None, n_jobs: int | None = None, seed: int = 0):
+    """RBF-SVM (on standardised inputs) chosen by a stratified ``cv``-fold grid search over C and gamma."""
+    grid = PAPER_GRID if grid is None else grid
+    y = np.asarray(y)
+    min_class = np.bincount(np.unique(y, return_inverse=True)[1].ravel()).min()
+    folds = max(2, min(int(cv), int(min_class)))
+    pipe = make_pipeline(StandardScaler(), SVC(kernel="rbf"))
+    params = {"svc__C": list(grid["C"]), "svc__gamma": list(grid["gamma"])}
+    search = GridSearchCV(pipe, params, cv=StratifiedKFold(folds, shuffle=True, random_state=seed),
+                          n_jobs=n_jobs, refit=True)
+    search.fit(np.asarray(X, dtype=np.float64), y)
+    return search
+
+
+def _acc(clf, X, y) -> float:
+    return float(np.mean(clf.predict(X) == np.asarray(y)) * 100.0)
+
+
+# ---- the protocol -----------------------------------------------------------------------------
+
+def evaluate(
+    X,
+    y_utility,
+    y_privacy,
+    *,
+    methods: list[Method] | None = None,
+    per_combination: int = 20,
+    n_components: int | None = None,
+    repetitions: int = 15,
+    fractions=SPLIT_FRACTIONS,
+    fine: bool = True,
+    mechanism_aware: bool = True,
+    cv: int = 10,
+    grid: dict | None = None,
+    update: str = "literal",
+    max_iter: int = 1000,
+    lam: float = 1e-3,
+    alpha: float = 0.1,
+    mmd_factory=None,
+    n_jobs: int | None = None,
+    seed: int = 0,
+    progress=None,
+) -> dict:
+    """Run the sec. V-B protocol on a feature matrix with utility and privacy labels.
+
+    Parameters
+    ----------
+    X : (n, M) numeric features; y_utility, y_privacy : labels (any hashable values)
+    methods : rows to evaluate (default :func:`table_methods`)
+    per_combination : records sampled per utility x privacy cell
+    n_components : K (default: number of utility classes - 1)
+    repetitions : independent repetitions (fresh sample, split, projection, targets)
+    cv, grid : folds and C / gamma grid of the SVM searches (default 10-fold, 10^-3..10^3)
+    update, max_iter, lam, alpha : MMD parameters (:class:`~privrelease.mechanisms.jupa.MMDPerturbation`)
+    mmd_factory : optional callable ``(seed) -> MMDPerturbation``-like object (for testing broken variants)
+    n_jobs : parallel jobs of the grid searches
+
+    Returns
+    -------
+    dict with ``rows`` (one per method: mean and sd of ``utility_coarse``, ``utility_fine``,
+    ``privacy_coarse``, ``privacy_fine``, ``privacy_fine_aware`` in percent; ``flipped``,
+    ``iterations``, ``fine_target_rate``, ``sigma``) and the settings.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    yu_all, yp_all = np.asarray(y_utility), np.asarray(y_privacy)
+    if X.ndim != 2 or X.shape[0] != yu_all.shape[0] or X.shape[0] != yp_all.shape[0]:
+        raise InputDataError("X, y_utility and y_privacy must have the same number of records")
+    if not np.all(np.isfinite(X)):
+        raise InputDataError("X contains NaN or infinite values")
+    if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
+        raise ParameterError(f"repetitions must be an integer >= 1, got {repetitions!r}")
+    methods = table_methods() if methods is None else methods
+    rng = np.random.default_rng(seed)
+    keys = ["utility_coarse", "utility_fine", "privacy_coarse", "privacy_fine", "privacy_fine_aware",
+            "flipped", "iterations", "fine_target_rate", "sigma", "seconds"]
+    acc = {m.label: {k: [] for k in keys} for m in methods}
+    t_start = time.perf_counter()
+    for rep in range(repetitions):
+        idx = balanced_sample(yu_all, yp_all, per_combination, rng)
+        tr, te, adv = split_cells(idx, yu_all, yp_all, fractions, rng)
+        mu = X[tr].mean(0)
+        sd = X[tr].std(0)
+        sd[sd == 0] = 1.0
+        Xtr, Xte, Xadv = (X[tr] - mu) / sd, (X[te] - mu) / sd, (X[adv] - mu) / sd
+        yu_tr, yu_te = yu_all[tr], yu_all[te]
+        yp_tr, yp_te, yp_adv = yp_all[tr], yp_all[te], yp_all[adv]
+        for m in methods:
+            t0 = time.perf_counter()
+            rep_seed = int(rng.integers(2**31))
+            params = dict(m.params)
+            if n_components is not None and m.projection not in ("full-dimensional", "identity"):
+                params.setdefault("n_components", n_components)
+            if m.projection == "random-projection":
+                params.setdefault("rng", rep_seed)
+            proj = make_projection(m.projection, **params).fit(Xtr, yu_tr, yp_tr)
+            Htr, Hte, Hadv = proj.transform(Xtr), proj.transform(Xte), proj.transform(Xadv)
+            util = svm_grid_search(Htr, yu_tr, cv, grid, n_jobs, rep_seed)
+            attack = svm_grid_search(Hadv, yp_adv, cv, grid, n_jobs, rep_seed)
+            r = acc[m.label]
+            r["utility_coarse"].append(_acc(util, Hte, yu_te))
+            r["privacy_coarse"].append(_acc(attack, Hte, yp_te))
+            if fine:
+                if mmd_factory is not None:
+                    mmd = mmd_factory(rep_seed)
+                else:
+                    mmd = MMDPerturbation(lam=lam, alpha=alpha, max_iter=max_iter, update=update, rng=rep_seed)
+                mmd.fit(Htr, yp_tr)
+                Zte, info = mmd.perturb(Hte)
+                r["utility_fine"].append(_acc(util, Zte, yu_te))
+                pred = attack.predict(Zte)
+                r["privacy_fine"].append(float(np.mean(pred == yp_te) * 100.0))
+                r["fine_target_rate"].append(float(np.mean(pred == info["target"])))
+                r["flipped"].append(float(np.mean(info["flipped"])))
+                r["iterations"].append(float(np.mean(info["iterations"])))
+                r["sigma"].append(float(mmd.sigma_))
+                if mechanism_aware:
+                    Zadv, _ = mmd.perturb(Hadv)
+                    aware = svm_grid_search(Zadv, yp_adv, cv, grid, n_jobs, rep_seed)
+                    r["privacy_fine_aware"].append(_acc(aware, Zte, yp_te))
+            r["seconds"].append(time.perf_counter() - t0)
+            if progress:
+                progress(f"repetition {rep + 1}/{repetitions} {m.label}: utility {r['utility_coarse'][-1]:.1f}"
+                         + (f"/{r['utility_fine'][-1]:.1f}" if fine else "")
+                         + f", privacy {r['privacy_coarse'][-1]:.1f}"
+                         + (f"/{r['privacy_fine'][-1]:.1f}" if fine else "")
+                         + (f", aware {r['privacy_fine_aware'][-1]:.1f}" if fine and mechanism_aware else ""))
+    rows = []
+    for m in methods:
+        r = acc[m.label]
+        row = {"method": m.label, "projection": m.projection, "params": dict(m.params)}
+        for k in keys:
+            v = np.asarray(r[k], dtype=float)
+            row[k] = float(v.mean()) if v.size else None
+            if k not in ("seconds", "sigma") and v.size:
+                row[k + "_sd"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
+        rows.append(row)
+    n_u, n_p = np.unique(yu_all).size, np.unique(yp_all).size
+    return {
+        "rows": rows,
+        "settings": {
+            "per_combination": per_combination, "repetitions": repetitions, "fractions": list(fractions),
+            "n_components": n_components, "cv_folds": cv, "grid": grid or PAPER_GRID, "fine": fine,
+            "mechanism_aware": mechanism_aware, "mmd": {"update": update, "max_iter": max_iter, "lam": lam,
+                                                         "alpha": alpha, "sigma": "2-fold CV of the MMD label"},
+            "n_features": X.shape[1], "utility_classes": int(n_u), "privacy_classes": int(n_p),
+            "records_per_repetition": int(per_combination * n_u * n_p), "seed": seed,
+        },
+        "chance": {"utility": 100.0 / n_u, "privacy": 100.0 / n_p},
+        "seconds": time.perf_counter() - t_start,
+    }
