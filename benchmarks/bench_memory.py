@@ -1,0 +1,100 @@
+"""Benchmark: peak memory of a streamed release as n grows (it should stay flat).
+
+Generates numeric Parquet files of ``n x p`` rows (values in [0, 1], a few latent
+factors) for each ``n`` given, releases each with ``release_file`` in its own
+subprocess and prints the peak resident set size (``VmHWM``) after the imports
+(baseline) and after the release, and the ratio of each peak to the smallest ``n``'s.
+
+Usage::
+
+    PYTHONPATH=src python benchmarks/bench_memory.py [--n 100000 400000 1000000] [--p 100]
+        [--mechanism gauss-pca] [--chunk-rows 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHILD = r"""
+import json, sys
+args = json.loads(sys.argv[1])
+from privrelease.release import release_file
+from privrelease.schema import Schema
+def hwm():
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+base = hwm()
+release_file(args["input"], Schema.from_yaml(args["schema"]), args["out"], mechanism=args["mechanism"],
+             epsilon=1.0, delta=1e-5 if args["delta"] else None, rng=0, chunk_rows=args["chunk_rows"])
+print(json.dumps({"baseline_mb": base, "peak_mb": hwm()}))
+"""
+
+
+def _generate(path: Path, n: int, p: int, seed: int = 0):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(seed)
+    load = rng.normal(size=(4, p))
+    names = [f"x{j:03d}" for j in range(p)]
+    writer = None
+    for start in range(0, n, 50_000):
+        m = min(50_000, n - start)
+        X = np.clip(0.5 + rng.normal(size=(m, 4)) @ load * 0.15 + rng.normal(0, 0.1, (m, p)), 0.0, 1.0)
+        table = pa.table({a: X[:, j] for j, a in enumerate(names)})
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table)
+    writer.close()
+    return names
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, nargs="+", default=[100_000, 400_000, 1_000_000])
+    ap.add_argument("--p", type=int, default=100)
+    ap.add_argument("--mechanism", default="gauss-pca")
+    ap.add_argument("--chunk-rows", type=int, default=50_000)
+    a = ap.parse_args(argv)
+    import yaml
+
+    from privrelease.mechanisms import get_mechanism
+
+    delta = get_mechanism(a.mechanism).guarantee == "(epsilon,delta)-DP"
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="privrelease-mem-") as d:
+        d = Path(d)
+        for n in a.n:
+            data = d / f"d{n}.parquet"
+            names = _generate(data, n, a.p)
+            schema = d / "schema.yaml"
+            schema.write_text(yaml.safe_dump({"columns": {c: {"type": "numeric", "lower": 0.0, "upper": 1.0}
+                                                          for c in names}}))
+            args = {"input": str(data), "schema": str(schema), "out": str(d / f"o{n}.parquet"),
+                    "mechanism": a.mechanism, "delta": delta, "chunk_rows": a.chunk_rows}
+            t = time.time()
+            res = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True, text=True,
+                                 check=True)
+            r = json.loads(res.stdout.strip().splitlines()[-1])
+            r.update(n=n, wall_s=time.time() - t)
+            rows.append(r)
+            data.unlink()
+            print(f"n = {n:,}: peak {r['peak_mb']:.0f} MB", file=sys.stderr)
+    first = rows[0]["peak_mb"]
+    print(f"\n{a.mechanism}, p = {a.p}, chunk_rows = {a.chunk_rows:,}\n")
+    print("| n | wall (s) | baseline RSS (MB) | peak RSS (MB) | peak x smallest n |")
+    print("|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['n']:,} | {r['wall_s']:.1f} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['peak_mb'] / first:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
