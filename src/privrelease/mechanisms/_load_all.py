@@ -2,3 +2,4 @@
 
 from . import jiang_pca  # noqa: F401
 from . import laplace  # noqa: F401
+from . import pca_gauss  # noqa: F401
