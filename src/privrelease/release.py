@@ -133,6 +133,15 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
     """Feature encoder and (for supervised mechanisms) label encoder."""
     if not isinstance(schema, Schema):
         raise SchemaError(f"schema must be a privrelease.Schema, got {type(schema).__name__}")
+    if getattr(mech_cls, "needs_target", False):
+        target = schema.target
+        if target is None:
+            raise SchemaError(f"mechanism '{mech_cls.name}' needs a regression target: mark a numeric column "
+                              f"with 'role: target'")
+        feats = [c.name for c in schema.columns if c.name != target.name]
+        if not feats:
+            raise SchemaError("the schema has no feature columns besides the target")
+        return Encoder(schema, feats), Encoder(schema, [target.name])
     if mech_cls.supervised:
         label = schema.label
         if label is None:
@@ -142,6 +151,24 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
             raise SchemaError("the schema has no feature columns besides the label")
         return Encoder(schema, feats), Encoder(schema, [label.name])
     return Encoder(schema), None
+
+
+def _encode_y(lab: Encoder | None, df: pd.DataFrame):
+    """Class codes of the label column, or the encoded value in [0, 1] of a regression target."""
+    if lab is None:
+        return None
+    X = lab.encode(df).X
+    return X[:, 0] if lab.columns[0].kind == "numeric" else X.argmax(axis=1)
+
+
+def _label_params(mech_name: str, lab: Encoder | None, params: dict) -> dict:
+    """Pass the public label-set size to mechanisms that take ``n_classes`` (unless given)."""
+    if lab is None or lab.columns[0].kind != "categorical" or "n_classes" in params:
+        return params
+    sig = inspect.signature(get_mechanism(mech_name).__init__)
+    if "n_classes" in sig.parameters:
+        params = dict(params, n_classes=len(lab.columns[0].categories))
+    return params
 
 
 def _check_n(n: int, p: int, mech: Mechanism):
@@ -198,8 +225,8 @@ def release(
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
-    y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
-    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
+    y = _encode_y(lab, data)
+    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     _check_n(len(data), enc.width, mech)
     input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
 
@@ -231,7 +258,10 @@ def _decode_synthetic(mech, Xs, ys, enc, lab):
         out = enc.decode(Xs)
     if lab is not None and ys is not None:
         col = lab.columns[0]
-        out[col.name] = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
+        if col.kind == "numeric":
+            out[col.name] = lab.decode(np.asarray(ys, dtype=np.float64).reshape(-1, 1))[col.name].to_numpy()
+        else:
+            out[col.name] = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
     return out
 
 
@@ -325,13 +355,13 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
-    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
+    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")
     if input_path.stat().st_size == 0:
         raise InputDataError(f"input file {input_path} is empty (no header, no records)")
     clip_counts: dict[str, int] = {}
-    n_classes = len(lab.columns[0].categories) if lab is not None else None
+    n_classes = len(lab.columns[0].categories) if lab is not None and lab.columns[0].kind == "categorical" else None
 
     def chunks():
         return iter_table_chunks(input_path, schema, chunk_rows)
@@ -343,9 +373,10 @@ def release_file(
         return e.X
 
     def labels(df):
-        return lab.encode(df).X.argmax(axis=1)
+        return _encode_y(lab, df)
 
-    streaming = hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
+    streaming = (hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
+                 and getattr(mech, "can_stream", True))
     fmt = table_format(out_path)
 
     def run():

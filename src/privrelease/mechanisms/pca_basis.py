@@ -30,6 +30,7 @@ rows ``x in [0, 1]^M`` (one-hot blocks included), centre ``c = 0.5 * 1``, so
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,7 @@ class PCABasis:
     sensitivities: dict = field(default_factory=dict)
     noise_scales: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
+    released: dict = field(default_factory=dict)  # the noisy statistics it was computed from (DP outputs)
 
     @property
     def n_components(self) -> int:
@@ -105,6 +107,7 @@ def analyze_gauss_l2_sensitivity() -> float:
     return math.sqrt(2.0)
 
 
+@functools.lru_cache(maxsize=256)
 def gaussian_noise_multiplier(epsilon: float, delta: float) -> float:
     """Smallest ``sigma / Delta_2`` giving (epsilon, delta)-DP: the analytic Gaussian mechanism.
 
@@ -158,7 +161,7 @@ def laplace_basis(stats, k: int, epsilon: float, source) -> PCABasis:
     noisy, scale = source.add_laplace(upper(S), sens, epsilon, coords=p * (p + 1) // 2)
     V = _top_components(mirror(noisy, p), k)
     return PCABasis(V, c, "laplace", PrivacyCost(epsilon), {"lap_pca_upper_l1": sens},
-                    {"lap_pca": scale})
+                    {"lap_pca": scale}, released={"second_moment_upper": noisy})
 
 
 def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source) -> PCABasis:
@@ -177,7 +180,7 @@ def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source) -> 
     noisy, std = source.add_gaussian(upper(A), d2, mult, coords=p * (p + 1) // 2)
     V = _top_components(mirror(noisy, p), k)
     return PCABasis(V, c, "analyze-gauss", PrivacyCost(epsilon, delta), {"gram_upper_l2": d2},
-                    {"analyze_gauss_std": std})
+                    {"analyze_gauss_std": std}, released={"gram_upper": noisy})
 
 
 def load_public_components(value, p: int) -> np.ndarray:

@@ -52,27 +52,36 @@ OUTPUT_SPACES = ("original", "reduced", "auto")
 
 # ---- calibration (one place; derivations in the docstrings) -----------------------
 
-def moment_sensitivities(P: int, R: float, target: bool = False) -> dict:
-    """L1 sensitivities under R1 of per-record sums for vectors ``w`` with ``||z||_2 <= R``.
+def moment_sensitivities(P: int, R: float, target: bool = False, class_change: bool = True) -> dict:
+    """L1 sensitivities under R1 of per-record sums, for projected records with ``||z||_2 <= R``.
 
-    ``w = z`` (P coordinates) or ``w = (z, t)`` with a target ``t in [-1/2, 1/2]``.
+    The vectors summed are ``w = z`` (P coordinates) or ``w = (z, t)`` with a target
+    ``t in [-1/2, 1/2]``; ``class_change`` says whether a replacement may move the record
+    between classes (per-class statistics with the label in the record, E8).
 
-    * sum of ``w``: ``||w - w'||_1 <= sqrt(P) ||z - z'||_2 + |t - t'| <= 2 sqrt(P) R (+ 1)``.
-      The same bound holds when the record moves between classes (``||w||_1 + ||w'||_1``).
-    * upper triangle (with diagonal) of ``sum w w^T``: for one vector
-      ``sum_{i<=j} |w_i w_j| = (||w||_1^2 + ||w||_2^2) / 2``, so a replacement changes it by
-      at most ``||w||_1^2 + ||w||_2^2 <= P R^2 + R^2`` (target: ``(sqrt(P) R + 1/2)^2 + R^2 + 1/4``),
-      whether or not the record changes class.
+    * sum of ``w``: ``||w - w'||_1 <= sqrt(P) ||z - z'||_2 + |t - t'| <= 2 sqrt(P) R (+ 1)``;
+      a record moving class changes two class sums by ``||w||_1 + ||w'||_1``, the same bound.
+    * upper triangle with diagonal of ``sum w w^T``. For one vector the off-diagonal part has
+      ``sum_{i<j} |w_i w_j| = (||w||_1^2 - ||w||_2^2) / 2``, at most ``(P - 1) R^2 / 2`` for
+      ``w = z`` (``||z||_1^2 <= P ||z||_2^2``) and ``(P - 1) R^2 / 2 + sqrt(P) R / 2`` with the
+      target (cross terms ``|t| ||z||_1``). The diagonal changes by
+      ``| ||w||^2 - ||w'||^2 | <= R^2 (+ 1/4)`` within a class and by ``||w||^2 + ||w'||^2``
+      when the record changes class. Totals: same class ``P R^2`` (target:
+      ``P R^2 + sqrt(P) R + 1/4``); class change ``(P + 1) R^2``. Tight for ``P = 1``
+      (``z = 0`` replaced by ``|z'| = R``; with a class change ``|z| = |z'| = R``).
     * class counts (vector): 2 (one class loses the record, another gains it).
 
     Compare the paper's box constants (Thm 6 via the authors' code: ``2Pa`` and
-    ``P^2 a^2`` per class with private ``N_c`` in the scale, not DP: E13).
+    ``P^2 a^2`` per class with the private ``N_c`` in the scale: not DP, E13).
     """
+    sums = 2 * math.sqrt(P) * R + (1.0 if target else 0.0)
     if target:
-        l1 = math.sqrt(P) * R + 0.5
-        return {"counts_l1": 2.0, "sums_l1": 2 * math.sqrt(P) * R + 1.0,
-                "second_moments_upper_l1": l1 ** 2 + R ** 2 + 0.25}
-    return {"counts_l1": 2.0, "sums_l1": 2 * math.sqrt(P) * R, "second_moments_upper_l1": (P + 1) * R ** 2}
+        second = P * R ** 2 + math.sqrt(P) * R + 0.25
+        if class_change:
+            second += R ** 2 + 0.25
+    else:
+        second = (P + 1) * R ** 2 if class_change else P * R ** 2
+    return {"counts_l1": 2.0, "sums_l1": sums, "second_moments_upper_l1": second}
 
 
 def spectrum_sensitivity(P: int, p: int, empirical_centre: bool, n: int) -> float:
@@ -177,6 +186,11 @@ class _PCAGaussBase(SyntheticMechanism):
             b = analyze_gauss_basis(stats, k, eps_pca, float(self.delta), self.source_)
         return b, eps - eps_pca, None
 
+    @property
+    def can_stream(self) -> bool:
+        """Whether ``fit_stats`` (one pass over merged statistics) is possible with these parameters."""
+        return hasattr(self, "fit_stats") and self.pca_source != "split" and self.clip_radius is None
+
     def _radius(self, p: int) -> float:
         return float(self.clip_radius) if self.clip_radius is not None else math.sqrt(p) / 2.0
 
@@ -209,6 +223,7 @@ class _PCAGaussBase(SyntheticMechanism):
         S = centred_second_moment(stats, basis.centre)
         r = float(np.trace(S) - np.trace(basis.components @ S @ basis.components.T))
         noisy, scale = self.source_.add_laplace(np.array([r]), residual_sensitivity(p), eps_res, coords=1)
+        self.released_residual_ = float(noisy[0])
         self.sensitivities_["residual_l1"] = residual_sensitivity(p)
         self.noise_scales_["residual"] = scale
         return max(float(noisy[0]), 0.0) / (stats.n * max(p - k, 1))
@@ -220,6 +235,7 @@ class _PCAGaussBase(SyntheticMechanism):
         s1, sc1 = self.source_.add_laplace(s.s1, sens["sums_l1"], eps_mu, coords=k)
         u, sc2 = self.source_.add_laplace(upper(s.s2), sens["second_moments_upper_l1"], eps_sigma,
                                           coords=k * (k + 1) // 2)
+        self.released_ = {"sums": s1, "second_moment_upper": u}
         mu = s1 / n_hat
         S = mirror(u, k) / n_hat - np.outer(mu, mu)
         self.noise_scales_[f"sums{key}"] = sc1
@@ -328,7 +344,7 @@ class PCAGauss(_PCAGaussBase):
     synthetic data carry no directions).
 
     Independent basis. ``z = V(x - c)`` (optionally clipped); release ``sum z +
-    Lap(2 sqrt(P) R / eps_mu)`` and ``upper(sum z z^T) + Lap((P+1) R^2 / eps_Sigma)``
+    Lap(2 sqrt(P) R / eps_mu)`` and ``upper(sum z z^T) + Lap(P R^2 / eps_Sigma)``
     (:func:`moment_sensitivities`), ``mu = S1/N``, ``Sigma = PSD(S2/N - mu mu^T)``;
     with output in the original space, also the residual variance (:func:`residual_sensitivity`).
     Default shares of the model budget: mean 0.1, covariance 0.85, residual 0.05.
@@ -403,7 +419,7 @@ class PCAGauss(_PCAGaussBase):
             base_stats = stats
         shares = self._shares(self.output_space_ == "original")
         e = {k_: eps_model * v for k_, v in shares.items()}
-        sens = moment_sensitivities(k, R)
+        sens = moment_sensitivities(k, R, class_change=False)
         self.sensitivities_.update({"sums_l1": sens["sums_l1"],
                                     "second_moments_upper_l1": sens["second_moments_upper_l1"]})
         self.budget_split_.update(e)
@@ -440,6 +456,7 @@ class PCAGauss(_PCAGaussBase):
         self.sensitivities_ = {"spectrum_l1": sens}
         self.noise_scales_ = {"spectrum": scale}
         self.budget_split_ = {"spectrum": eps}
+        self.released_ = {"spectrum_sum_scale": noisy}
         self.spectrum_ = np.maximum(noisy / n, 0.0)
         self.mean_ = np.zeros(k)
         self.covariance_ = np.diag(np.maximum(self.spectrum_, 1e-12))
@@ -475,7 +492,7 @@ class PCAGaussSupervised(_PCAGaussBase):
     independent of the model (public, or DP and paid from the budget: with a same-data
     basis every projected record changes when one record changes, Prop. 4). Release
     ``sum w + Lap(Delta_1 / eps_mu)`` and ``upper(sum w w^T) + Lap(Delta_2 / eps_Sigma)``
-    with ``Delta_1 = 2 sqrt(P) R + 1`` and ``Delta_2 = (sqrt(P) R + 1/2)^2 + R^2 + 1/4``
+    with ``Delta_1 = 2 sqrt(P) R + 1`` and ``Delta_2 = P R^2 + sqrt(P) R + 1/4``
     (:func:`moment_sensitivities`, target variant). The paper's ``(P^2 + 4P + 1) a^2 / N``
     holds for uncentred box data but its centred use is wrong (E9); ours is derived for
     the domain actually used. Samples ``(z, t) ~ N(mu, PSD(Sigma))``; the target is
@@ -534,7 +551,7 @@ class PCAGaussSupervised(_PCAGaussBase):
         ws = SufficientStats.from_matrix(W)
         shares = self._shares(self.output_space_ == "original")
         e = {k_: eps_model * v for k_, v in shares.items()}
-        sens = moment_sensitivities(k, R, target=True)
+        sens = moment_sensitivities(k, R, target=True, class_change=False)
         self.sensitivities_.update({"sums_l1": sens["sums_l1"],
                                     "second_moments_upper_l1": sens["second_moments_upper_l1"]})
         self.budget_split_.update(e)
@@ -657,7 +674,8 @@ class PCAGMM(_PCAGaussBase):
         return self._fit(eps, dom, X, y, stats, C)
 
     def fit_stats(self, stats: SufficientStats, p=None):
-        eps, _, _, dom = self._check_common(None, p=stats.p)
+        # labels live inside the per-class statistics
+        eps, _, _, dom = self._check_common(None, y=np.zeros(0, dtype=np.int64), p=stats.p)
         self.notes_ = []
         if not stats.classes:
             raise InputDataError("pca-gmm needs per-class statistics (a label column)")
@@ -713,6 +731,7 @@ class PCAGMM(_PCAGaussBase):
             Un, sc2 = self.source_.add_laplace(U, sens["second_moments_upper_l1"], e["covariance"],
                                                coords=k * (k + 1) // 2)
             self.noise_scales_.update({"sums": sc1, "second_moments": sc2})
+            self.released_ = {"counts": noisy_counts, "sums": S1n, "second_moment_upper": Un}
             m = k * (k + 1) // 2
             self.means_ = S1n.reshape(C, k) / n_hat[:, None]
             self.covariances_ = np.array([
