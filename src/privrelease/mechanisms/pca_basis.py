@@ -117,7 +117,7 @@ def gaussian_noise_multiplier(epsilon: float, delta: float) -> float:
     only for epsilon < 1, and is larger). Solved by bisection on ``s``.
 
     >>> round(gaussian_noise_multiplier(1.0, 1e-5), 3)
-    3.73
+    3.731
     """
     if not (epsilon > 0) or not (0 < delta < 1):
         raise ParameterError(f"the Gaussian mechanism needs epsilon > 0 and delta in (0, 1), got {epsilon}, {delta}")
