@@ -3,3 +3,4 @@
 from . import jiang_pca  # noqa: F401
 from . import laplace  # noqa: F401
 from . import pca_gauss  # noqa: F401
+from . import pca_gauss_baselines  # noqa: F401
