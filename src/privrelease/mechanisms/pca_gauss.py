@@ -246,7 +246,7 @@ class _PCAGaussBase(SyntheticMechanism):
     def _sample_reduced(self, mu, cov, m, gen):
         if m == 0:
             return np.zeros((0, mu.shape[0]))
-        return gen.multivariate_normal(mu, cov, size=m, method="cholesky")
+        return gaussian_sample(gen, mu, cov, m)
 
     def _to_output(self, Z, gen):
         if self.output_space_ == "reduced":
@@ -768,6 +768,17 @@ class PCAGMM(_PCAGaussBase):
         d["n_classes"] = int(len(self.classes_))
         d["class_counts"] = "noisy (released): " + ", ".join(f"{v:.1f}" for v in self.class_counts_)
         return d
+
+
+def gaussian_sample(gen: np.random.Generator, mean: np.ndarray, cov: np.ndarray, m: int) -> np.ndarray:
+    """``m`` draws from ``N(mean, cov)`` via the symmetric square root (robust for badly scaled PSD input).
+
+    Post-processing only. Negative eigenvalues (rounding) are set to zero.
+    """
+    cov = (np.asarray(cov, dtype=np.float64) + np.asarray(cov, dtype=np.float64).T) / 2
+    w, V = np.linalg.eigh(cov)
+    root = V * np.sqrt(np.maximum(w, 0.0))
+    return mean + gen.standard_normal((int(m), mean.shape[0])) @ root.T
 
 
 def allocate(n: int, weights: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from ..errors import InputDataError, ParameterError
 from ..linalg import mirror, psd_repair, upper
 from .base import R1, R1_LABEL, RowAlignedMechanism, SyntheticMechanism, register
 from .pca_basis import CENTRE, load_public_components
-from .pca_gauss import allocate
+from .pca_gauss import allocate, gaussian_sample
 from .privacy import PrivacyCost, check_delta
 
 
@@ -321,8 +321,8 @@ class MODIPS(SyntheticMechanism):
             mu, S, nh = self.means_[c], self.covariances_[c], self.class_counts_[c]
             if self.posterior_draw_ and nh - 1 > S.shape[0] - 1:
                 S = psd_repair(invwishart(df=nh - 1, scale=nh * S).rvs(random_state=gen))
-                mu = gen.multivariate_normal(mu, S / nh, method="cholesky")
-            Xs.append(gen.multivariate_normal(mu, S, size=int(mc), method="cholesky") + CENTRE)
+                mu = gaussian_sample(gen, mu, S / nh, 1)[0]
+            Xs.append(gaussian_sample(gen, mu, S, int(mc)) + CENTRE)
             ys.append(np.full(int(mc), c))
         X, y = np.vstack(Xs), np.concatenate(ys)
         return X, (y if self.labelled_ else None)
@@ -429,7 +429,7 @@ class BlockiJL(SyntheticMechanism):
     def sample(self, n: int):
         gen = self.source_.generator
         m = allocate(int(n), self.class_counts_ / self.class_counts_.sum())
-        Xs = [gen.multivariate_normal(self.means_[c], self.covariances_[c], size=int(mc), method="cholesky") + CENTRE
+        Xs = [gaussian_sample(gen, self.means_[c], self.covariances_[c], int(mc)) + CENTRE
               for c, mc in enumerate(m)]
         ys = np.concatenate([np.full(int(mc), c) for c, mc in enumerate(m)])
         return np.vstack(Xs), (ys if self.labelled_ else None)
