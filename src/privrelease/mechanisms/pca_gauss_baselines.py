@@ -437,6 +437,24 @@ class BlockiJL(SyntheticMechanism):
 
 # ---- BLR ------------------------------------------------------------------------------
 
+def blr_utility_sensitivity(n: int) -> float:
+    """``u(D, D^) = -max_q |q(D) - q(D^)|`` with fractional counts: one replaced record moves every
+    ``q(D)`` by at most ``1/n``, hence ``u`` by at most ``1/n`` (R1)."""
+    return 1.0 / n
+
+
+def exponential_select(scores, epsilon: float, sensitivity: float, source) -> int:
+    """Exponential mechanism by Gumbel-max: ``argmax_k eps u_k / (2 Delta_u) + G_k`` (``source.gumbel``).
+
+    Selects ``k`` with probability proportional to ``exp(eps u_k / (2 Delta_u))``: epsilon-DP
+    (McSherry-Talwar 2007).
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if math.isinf(epsilon):
+        return int(np.argmax(scores))
+    return int(np.argmax(epsilon * scores / (2 * sensitivity) + source.gumbel(scores.shape[0])))
+
+
 @register
 class BLR(SyntheticMechanism):
     """Blum-Ligett-Roth exponential mechanism over a data-independent pool of candidate data sets.
@@ -503,11 +521,8 @@ class BLR(SyntheticMechanism):
         true = self._answers(X, y, Wq, t, cq)
         scores = np.array([-np.max(np.abs(self._answers(pool[k], None if C is None else pool_y[k], Wq, t, cq)
                                           - true)) for k in range(K)])
-        du = 1.0 / X.shape[0]
-        if math.isinf(eps):
-            k_sel = int(np.argmax(scores))
-        else:
-            k_sel = int(np.argmax(eps * scores / (2 * du) + self.source_.gumbel(K)))
+        du = blr_utility_sensitivity(X.shape[0])
+        k_sel = exponential_select(scores, eps, du, self.source_)
         self.selected_ = k_sel
         self.scores_ = scores
         self.chosen_ = pool[k_sel]
