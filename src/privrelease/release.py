@@ -343,6 +343,7 @@ def release_file(
     budget=None,
     chunk_rows: int = 200_000,
     progress: Callable[[str, int], None] | None = None,
+    engine: str = "local",
     **params,
 ) -> Certificate:
     """Release a CSV/Parquet file into ``out_path`` (atomic), streaming it in chunks.
@@ -350,7 +351,11 @@ def release_file(
     Row-aligned moment-based mechanisms read the file twice (statistics, then
     projection); synthetic mechanisms with ``fit_stats`` read it once; others read it
     into memory. Nothing is written unless the whole release succeeds.
+    ``engine="dask"`` computes the statistics pass with Dask (partitions reduced
+    where they live, see :mod:`privrelease.engine.distributed`).
     """
+    if engine not in ("local", "dask"):
+        raise ParameterError(f"engine must be 'local' or 'dask', got {engine!r}")
     input_path, out_path = Path(input_path), Path(out_path)
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
@@ -380,9 +385,12 @@ def release_file(
     fmt = table_format(out_path)
 
     def run():
-        if streaming:
+        if streaming and engine == "dask":
+            stats = _dask_file_stats(input_path, schema, enc, lab, n_classes, on_out_of_bounds)
+        if streaming and engine == "local":
             stats = stream_stats(chunks(), encode, enc.width, labels if lab is not None else None, n_classes,
                                  progress=(lambda k: progress("statistics", k)) if progress else None)
+        if streaming:
             _check_n(stats.n, enc.width, mech)
             mech.fit_stats(stats)
             n_in = stats.n
@@ -401,8 +409,9 @@ def release_file(
             )
             clip_before = dict(clip_counts)
             n_out = _write_chunks(row_iter, out_path, fmt, progress)
-            clip_counts.clear()
-            clip_counts.update(clip_before)  # second pass re-counts the same clips
+            if streaming and engine == "local":
+                clip_counts.clear()
+                clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
             m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
             Xs, ys = mech.sample(m)
@@ -421,6 +430,26 @@ def release_file(
         with atomic_write(certificate_path, "w") as fh:
             fh.write(cert.to_json())
     return cert
+
+
+def _dask_file_stats(path, schema, enc, lab, n_classes, on_out_of_bounds):
+    import dask.dataframe as dd
+
+    from .engine.distributed import dask_stats
+    from .io.tables import _csv_dtypes
+
+    if table_format(path) == "csv":
+        ddf = dd.read_csv(str(path), dtype=_csv_dtypes(schema), skipinitialspace=True, blocksize="64MB"
+                          if not str(path).endswith(".gz") else None)
+    else:
+        ddf = dd.read_parquet(str(path), columns=schema.names)
+
+    def encode(df, offset):
+        return enc.encode(df, on_out_of_bounds=on_out_of_bounds).X
+
+    labels = (lambda df: lab.encode(df).X.argmax(axis=1)) if lab is not None else None
+    # clip counts are not gathered from the workers; the local projection pass counts them
+    return dask_stats(ddf, encode, enc.width, labels, n_classes)
 
 
 def _row_chunks(streaming, chunks, X, chunk_rows):

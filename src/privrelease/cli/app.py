@@ -49,15 +49,19 @@ def _parse_params(items: List[str]) -> dict:
     return params
 
 
+def _print_version(value: bool):
+    if value:
+        typer.echo(__version__)
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
-    version: bool = typer.Option(False, "--version", help="Print the version and exit."),
+    version: bool = typer.Option(False, "--version", help="Print the version and exit.", is_eager=True,
+                                 callback=_print_version),
 ):
     _STATE["debug"] = debug
-    if version:
-        typer.echo(__version__)
-        raise typer.Exit()
 
 
 @app.command()
@@ -78,6 +82,7 @@ def release(
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Dataset identifier in the ledger."),
     budget: Optional[float] = typer.Option(None, "--budget", help="Total epsilon allowed for this dataset in the ledger."),
     chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="Rows per streamed chunk."),
+    engine: str = typer.Option("local", "--engine", help="Statistics pass: local (streamed chunks) or dask."),
     accept_distributional_privacy: bool = typer.Option(
         False, "--accept-distributional-privacy",
         help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
@@ -114,7 +119,7 @@ def release(
     cert = release_file(
         input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
         n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-        budget=budget, chunk_rows=chunk_rows, progress=_progress, **_parse_params(param),
+        budget=budget, chunk_rows=chunk_rows, progress=_progress, engine=engine, **_parse_params(param),
     )
     typer.echo(
         f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
@@ -200,10 +205,83 @@ def reproduce(
         typer.echo(summary)
 
 
+# ---- privacy-budget ledger -------------------------------------------------------------
+
+ledger_app = typer.Typer(no_args_is_help=True, help="Inspect and manage a privacy-budget ledger (SQLite file).")
+app.add_typer(ledger_app, name="ledger")
+
+
+def _open_ledger(path: Path, must_exist: bool = True):
+    from ..accounting.ledger import Ledger
+
+    if must_exist and not path.exists():
+        _err(f"no ledger at {path}")
+    return Ledger(path)
+
+
+@ledger_app.command("show")
+def ledger_show(
+    ledger: Path = typer.Argument(..., help="The ledger file."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Show one dataset and its entries."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+):
+    """Print each dataset's total, spent (committed + pending) and remaining budget."""
+    led = _open_ledger(ledger)
+    ids = [dataset_id] if dataset_id is not None else led.datasets()
+    summaries = [led.summary(i) for i in ids]
+    if dataset_id is not None:
+        summaries[0]["entries"] = led.history(dataset_id)
+    if as_json:
+        typer.echo(json.dumps(summaries, indent=2, default=str))
+        return
+    if not summaries:
+        typer.echo(f"{ledger}: no datasets")
+    for s in summaries:
+        d = lambda k: f", delta {s[k]:.3g}" if s["delta_total"] else ""  # noqa: E731
+        typer.echo(f"{s['dataset_id']}: total epsilon {s['epsilon_total']:.6g}{d('delta_total')}; "
+                   f"spent {s['epsilon_spent']:.6g}{d('delta_spent')} "
+                   f"({s['n_committed']} committed, {s['n_pending']} pending, {s['n_cancelled']} cancelled); "
+                   f"remaining {s['epsilon_remaining']:.6g}{d('delta_remaining')}")
+        for e in s.get("entries", []):
+            delta = f" delta={e['delta']:.3g}" if e["delta"] else ""
+            note = f"  [{e['note']}]" if e.get("note") else ""
+            typer.echo(f"  #{e['id']:<4} {e['created_utc']}  {e['status']:<9} epsilon={e['epsilon']:.6g}{delta}  "
+                       f"{e['mechanism'] or '-'} {json.dumps(e['details'], sort_keys=True)}{note}")
+
+
+@ledger_app.command("declare")
+def ledger_declare(
+    ledger: Path = typer.Argument(..., help="The ledger file (created if absent)."),
+    dataset_id: str = typer.Option(..., "--dataset-id", help="Dataset identifier."),
+    epsilon: float = typer.Option(..., "--epsilon", help="Total epsilon of the dataset."),
+    delta: float = typer.Option(0.0, "--delta", help="Total delta of the dataset (for (epsilon, delta)-DP releases)."),
+):
+    """Declare a dataset's total budget before its first release (needed for a total delta > 0)."""
+    from ..mechanisms.privacy import PrivacyCost
+
+    total = _open_ledger(ledger, must_exist=False).declare(dataset_id, PrivacyCost(epsilon, delta))
+    typer.echo(f"{dataset_id}: total epsilon {total.epsilon:.6g}, delta {total.delta:.3g}")
+
+
+@ledger_app.command("cancel")
+def ledger_cancel(
+    ledger: Path = typer.Argument(..., help="The ledger file."),
+    entry_id: int = typer.Argument(..., help="Id of a PENDING entry (see `ledger show --dataset-id`)."),
+    reason: str = typer.Option(..., "--reason", help="What you checked (e.g. 'no output file was written')."),
+):
+    """Cancel a pending entry left by a crash, after checking that its output does not exist."""
+    _open_ledger(ledger).cancel_pending(entry_id, reason)
+    typer.echo(f"entry {entry_id} cancelled")
+
+
 def main(argv=None):
     """Entry point: one-line errors, clean interruption."""
     try:
-        app(args=argv, standalone_mode=False)
+        code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
+        if isinstance(code, int) and code:
+            if code == 130:  # typer turns Ctrl-C into Exit(130)
+                typer.echo("interrupted: nothing was written", err=True)
+            sys.exit(code)
     except PrivReleaseError as exc:
         if _STATE["debug"]:
             traceback.print_exc()
@@ -218,9 +296,9 @@ def main(argv=None):
         typer.echo("aborted", err=True)
         sys.exit(1)
     except Exception as exc:  # click usage errors and unexpected failures: one line
-        import click
-
-        if isinstance(exc, click.ClickException):
+        if type(exc).__name__ == "NoArgsIsHelpError":  # help was printed
+            sys.exit(0)
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):  # click usage errors (typer may vendor click)
             exc.show()
             sys.exit(exc.exit_code)
         if _STATE["debug"]:

@@ -86,6 +86,9 @@ def atomic_write(path: str | Path, mode: str = "wb"):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual permissions
     try:
         with os.fdopen(fd, mode) as fh:
             yield fh

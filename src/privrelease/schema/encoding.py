@@ -167,7 +167,7 @@ class Encoder:
                 )
             s = s.where(~isna, c.missing)
         vals = s.astype(str).str.strip().to_numpy() if s.dtype == object else _canonical_str(s)
-        codes = pd.Categorical(vals, categories=list(c.categories)).codes
+        codes = pd.Index(list(c.categories)).get_indexer(vals)
         unknown = codes < 0
         if unknown.any():
             levels = sorted(set(vals[unknown].tolist()))
