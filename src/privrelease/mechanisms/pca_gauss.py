@@ -109,7 +109,7 @@ def residual_sensitivity(p: int) -> float:
 class _PCAGaussBase(SyntheticMechanism):
     """Basis acquisition, projection, noisy moments and sampling shared by the family."""
 
-    uses_delta: ClassVar[bool] = True
+    uses_delta: ClassVar[bool] = False  # delta only with pca_source="analyze-gauss"
     default_shares: ClassVar[dict] = {}
     model_kind: ClassVar[str] = "gaussian"
 
@@ -124,6 +124,9 @@ class _PCAGaussBase(SyntheticMechanism):
             self._check_fraction(self.pca_share, "pca_share")
         if src == "split":
             self._check_fraction(self.split_fraction, "split_fraction")
+        if src != "analyze-gauss" and self.delta not in (None, 0, 0.0):
+            raise ParameterError(f"delta is only used with pca_source='analyze-gauss' (pca_source={src!r} is "
+                                 f"pure epsilon-DP); leave it unset")
         if src == "analyze-gauss":
             if self.delta is None:
                 raise ParameterError("pca_source='analyze-gauss' is (epsilon, delta)-DP: give delta (e.g. 1e-5)")
@@ -503,6 +506,7 @@ class PCAGaussSupervised(_PCAGaussBase):
     name: ClassVar[str] = "pca-gauss-supervised"
     relation: ClassVar[str] = "bounded (R1): one record replaced, its target included; n public"
     needs_target: ClassVar[bool] = True
+    contract_release: ClassVar[bool] = False  # needs a 'role: target' column (tested in tests/unit/test_pca_gauss.py)
     summary: ClassVar[str] = "PCA-Gauss Alg. 2: DP joint Gaussian of (independent-PCA features, target)"
     default_shares: ClassVar[dict] = {"mean": 0.10, "covariance": 0.85, "residual": 0.05}
 

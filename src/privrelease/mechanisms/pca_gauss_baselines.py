@@ -162,6 +162,7 @@ class JiangPublic(_ProjectedIdentity):
     """
 
     name: ClassVar[str] = "jiang-public"
+    contract_release: ClassVar[bool] = False  # needs public components of the table's encoded width
     summary: ClassVar[str] = "Jiang et al. identity query in public PCA/LDA components (PubPCA/PubLDA) + Laplace"
 
     def __init__(self, epsilon=1.0, *, n_components=10, public_components=None, public_data=None,
