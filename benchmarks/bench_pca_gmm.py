@@ -79,14 +79,14 @@ def _child(mode: str, path: str, schema_json: str, chunk_rows: int, out: str):
                           lambda df: lab.encode(df).X.argmax(axis=1), len(schema.label.categories))
         n = st.n
     elif mode == "fit":
-        from privrelease import release as R
+        from privrelease.release import build_mechanism
 
         # the streaming fit path of release_file, without sampling / writing
         feats = [c.name for c in schema.columns if c.role != "label"]
         enc, lab = Encoder(schema, feats), Encoder(schema, [schema.label.name])
         st = stream_stats(iter_table_chunks(path, schema, chunk_rows), lambda df, o: enc.encode(df).X, enc.width,
                           lambda df: lab.encode(df).X.argmax(axis=1), len(schema.label.categories))
-        m = R.build_mechanism("pca-gmm", 1.0, None, 0, enc.domain, n_components=10,
+        m = build_mechanism("pca-gmm", 1.0, None, 0, enc.domain, n_components=10,
                               n_classes=len(schema.label.categories))
         m.fit_stats(st)
         n = st.n
