@@ -252,5 +252,5 @@ def test_jiang_full_mechanism_heavy():
         u = mech.components_[0]
         return float((out[0] - mech.mean_) @ u)
 
-    res = audit_epsilon(run=run, d0=d0, d1=d1, trials=20000, seed=8, claimed=EPS)
+    res = audit_epsilon(run=run, d0=d0, d1=d1, trials=10000, seed=8, claimed=EPS)
     assert res.epsilon_lower <= EPS, res.summary()

@@ -193,3 +193,61 @@ def test_make_source_dispatch():
     assert make_source(None).secure is True
     assert make_source(3).secure is False
     assert isinstance(make_source(np.random.default_rng(1)), SeededSource)
+
+
+def test_leading_zero_count_is_exact():
+    from privrelease.noise.samplers import _leading_zeros64
+
+    vals = [0, 1, 2, 3, 2**31, 2**32 - 1, 2**32, 2**52, 2**63, 2**64 - 1]
+    rnd = SeededSource(np.random.default_rng(3)).generator.integers(0, 2**63, 1000, dtype=np.uint64)
+    w = np.concatenate([np.array(vals, dtype=np.uint64), rnd >> (rnd % np.uint64(64))])
+    expected = [64 - int(x).bit_length() for x in w.tolist()]
+    assert _leading_zeros64(w).tolist() == expected
+
+
+class _SmallFirstWords(SecureSource):
+    """First word of every U* has its top 12 bits zero: forces the rare (looping) path."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def _words(self, n):
+        self.calls += 1
+        w = super()._words(n)
+        return w >> np.uint64(12) if self.calls == 1 else w
+
+
+def test_uniform_star_rare_path_is_conditionally_uniform():
+    """Given a first word with no one among its top 12 bits, U* is uniform on (0, 2^-12]."""
+    u = _SmallFirstWords()._uniform_star(N)
+    assert u.max() <= 2.0**-12
+    assert stats.kstest(u * 2.0**12, "uniform").pvalue > P_MIN
+    assert stats.kstest(-np.log(u * 2.0**12), "expon").pvalue > P_MIN
+
+
+def test_lazy_acceptance_equals_full_53_bit_comparison():
+    from privrelease.noise.samplers import _accept_lazy
+
+    rng = np.random.default_rng(5)
+    n = 20_000
+    u53 = rng.integers(0, 2**53, n, dtype=np.uint64)
+    p = rng.uniform(0.5, 1.0, n)
+    p[:10] = 1.0
+    # force ties on the top 16 bits for half of the draws
+    P = (p * 2.0**53).astype(np.uint64)
+    half = np.arange(n) % 2 == 0
+    u53[half] = (P[half] & ~np.uint64((1 << 37) - 1)) | (u53[half] & np.uint64((1 << 37) - 1))
+    high16, low37 = u53 >> np.uint64(37), u53 & np.uint64((1 << 37) - 1)
+    feed = {}
+
+    def words(m):  # supplies the low 37 bits of exactly the tied draws, in order, in the top bits
+        tied = np.flatnonzero(high16 == (P >> np.uint64(37)))
+        assert m == tied.size
+        feed["used"] = m
+        return low37[tied] << np.uint64(27)
+
+    got = _accept_lazy(high16.copy(), p, words)
+    want = u53.astype(np.float64) * 2.0**-53 < p  # exact: u53 < 2^53 is representable
+    assert feed["used"] >= n // 2
+    assert np.array_equal(got, want)

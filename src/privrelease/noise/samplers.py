@@ -17,18 +17,25 @@ Two sources implement one interface (:class:`RandomSource`):
   continuous Laplace and normal samplers. Fast and reproducible; certificates label
   it "seeded (not for real releases)".
 
-Discrete Laplace sampling (SecureSource). ``K = G1 - G2`` with ``G1, G2`` i.i.d.
-geometric, ``P(G >= k) = exp(-lam k)``, where ``lam = gamma / scale``. Because
-``lam`` is tiny, ``G`` is split exactly (memorylessness) as ``G = L H + R`` with
-``L = 2^j`` chosen so that ``lam L`` is about ``2^-8``:
+Discrete Laplace sampling (SecureSource). ``P(K = k) = c q^|k|`` with ``q = exp(-lam)``,
+``c = (1 - q) / (1 + q)`` and ``lam = gamma / scale``, sampled exactly as sign and
+magnitude: ``K = 0`` with probability ``c`` (tested as ``U* < c``, so the tiny
+probability ``c`` keeps full relative precision); otherwise ``|K| = 1 + G`` with a
+uniform random sign, where ``G`` is geometric, ``P(G >= k) = exp(-lam k)`` (indeed
+``P(K = k | K != 0) = (1 - q) q^(|k| - 1) / 2``). Because ``lam`` is tiny, ``G`` is
+split exactly (memorylessness) as ``G = L H + R`` with ``L = 2^j`` chosen so that
+``lam L`` is about ``2^-8``:
 
 * ``H = floor(E / (lam L))`` with ``E = -ln U*`` and ``U*`` a uniform variate with
   full relative precision (exponent from the count of leading zero bits, 52 random
-  mantissa bits, as in Mironov's ``U*``), so ``E`` has relative error ~``2^-52`` over
-  its whole range and ``H`` (at most ~ 11,000) has boundary errors ~``1e-12``;
+  mantissa bits, as in Mironov's ``U*``; the mantissa is taken from the bits below
+  the leading one of the same 64-bit word when at least 52 remain, which are uniform
+  and independent of the count), so ``E`` has relative error ~``2^-52`` over its
+  whole range and ``H`` (at most ~ 11,000) has boundary errors ~``1e-12``;
 * ``R`` on ``{0, ..., L-1}`` with ``P(R = r) ~ exp(-lam r)`` by rejection: ``r``
   uniform from random bits (exact), accepted with probability ``exp(-lam r)`` (>=
-  0.996), computed with relative error ~``2^-52``.
+  0.996), computed with relative error ~``2^-52`` (a 53-bit uniform compared with it
+  lazily: 16 bits first, the remaining 37 only on a tie, which has probability 2^-16).
 
 The sampled probabilities therefore match the exact discrete Laplace to a relative
 error of order ``1e-12``, except that ``U*`` is cut at ``2^-1022`` (mass below
@@ -51,6 +58,33 @@ from ..errors import ParameterError
 
 _GRID_BITS = 20  # gamma <= sensitivity / (coords * 2^20): inflation at most 2^-20 relative
 _MAX_GRID_UNITS = 2.0**50  # |value| / gamma must stay exactly representable
+_BLOCK = 1 << 18  # noise is drawn in blocks of this many values (bounds temporary memory)
+_MASK52 = np.uint64((1 << 52) - 1)
+_LOW32 = np.uint64(0xFFFFFFFF)
+# leading zeros of a 12-bit value t within 12 bits (12 for t = 0)
+_LZ12 = np.array([12] + [11 - (t.bit_length() - 1) for t in range(1, 4096)], dtype=np.int64)
+
+
+def _accept_lazy(high16: np.ndarray, p: np.ndarray, words) -> np.ndarray:
+    """``u < p`` for a uniform 53-bit ``u = (high16 * 2^37 + low37) / 2^53``, drawing ``low37`` only on ties.
+
+    ``p`` in [1/2, 1] has a 53-bit mantissa, so ``p 2^53`` is an exact integer and the
+    result equals comparing a full 53-bit uniform with ``p``.
+    """
+    P = (p * 2.0**53).astype(np.uint64)
+    P_hi, P_lo = P >> np.uint64(37), P & np.uint64((1 << 37) - 1)
+    accept = high16 < P_hi
+    tie = np.flatnonzero(high16 == P_hi)
+    if tie.size:
+        accept[tie] = (words(tie.size) >> np.uint64(27)) < P_lo[tie]
+    return accept
+
+
+def _leading_zeros64(w: np.ndarray) -> np.ndarray:
+    """Count of leading zero bits of each uint64 (64 for 0), exact via two 32-bit halves."""
+    _, e_hi = np.frexp((w >> np.uint64(32)).astype(np.float64))  # exact: < 2^32; frexp(0) -> 0
+    _, e_lo = np.frexp((w & _LOW32).astype(np.float64))
+    return np.where(e_hi > 0, 32 - e_hi, 64 - e_lo).astype(np.int64)
 
 
 class RandomSource(ABC):
@@ -148,22 +182,50 @@ class SecureSource(RandomSource):
         return u.reshape(size)
 
     def _uniform_star(self, n: int) -> np.ndarray:
-        """Uniform on (0, 1] with full relative precision (Mironov's U*)."""
-        exponent = np.zeros(n, dtype=np.int64)
-        todo = np.arange(n)
-        while todo.size:
-            w = self._words(todo.size) >> np.uint64(11)  # 53 random bits
-            nz = w != 0
-            top = w[nz].astype(np.float64)  # exact: < 2^53
-            _, e = np.frexp(top)  # top in [2^(e-1), 2^e)
-            exponent[todo[nz]] += 53 - e  # leading zero bits of this word
-            exponent[todo[~nz]] += 53
-            todo = todo[~nz]
-            if exponent.max(initial=0) > 1000:  # probability 2^-1000: treat as the smallest value
-                todo = todo[:0]
-        mant = (self._words(n) >> np.uint64(12)).astype(np.float64) * 2.0**-52  # 52 bits in [0, 1)
+        """Uniform on (0, 1] with full relative precision (Mironov's U*).
+
+        ``U* = 2^-(Z+1) (1 + M)``: ``Z`` counts leading zero bits of a random bit
+        stream (64 per word), ``M`` has 52 uniform bits, taken from the bits below the
+        leading one when at least 52 of them remain in that word (else a fresh word).
+        The common case (a one among the top 12 bits of the first word, probability
+        ``1 - 2^-12``) is handled by a table look-up; the rest by :meth:`_uniform_star_loop`.
+        """
+        w = self._words(n)
+        z = _LZ12[(w >> np.uint64(52)).astype(np.intp)]  # leading zeros among the top 12 bits (12: none set)
+        shift = (11 - np.minimum(z, 11)).astype(np.uint64)
+        mant = ((w >> shift) & _MASK52).astype(np.float64) * 2.0**-52
+        exponent = z.copy()
+        rare = np.flatnonzero(z >= 12)
+        if rare.size:
+            exponent[rare], mant[rare] = self._uniform_star_loop(w[rare])
         # U* in [2^-(z+1), 2^-z): 2^-(z+1) * (1 + mantissa)
         return np.ldexp(1.0 + mant, -(exponent + 1).astype(np.int32))
+
+    def _uniform_star_loop(self, first: np.ndarray):
+        """(exponent, mantissa) of U* continuing from already drawn first words (general case)."""
+        m = first.size
+        exponent = np.zeros(m, dtype=np.int64)
+        mant = np.empty(m, dtype=np.float64)
+        todo = np.arange(m)
+        w = first
+        while todo.size:
+            z = _leading_zeros64(w)  # 64 when the word is 0
+            exponent[todo] += z
+            hit = z < 64
+            wh, zh, idx = w[hit], z[hit], todo[hit]
+            below = 63 - zh  # random bits below the leading one
+            enough = below >= 52
+            shift = (below[enough] - 52).astype(np.uint64)
+            mant[idx[enough]] = ((wh[enough] >> shift) & _MASK52).astype(np.float64) * 2.0**-52
+            short = idx[~enough]
+            if short.size:
+                mant[short] = (self._words(short.size) >> np.uint64(12)).astype(np.float64) * 2.0**-52
+            todo = todo[~hit]
+            if todo.size and exponent[todo].max() > 1000:  # probability 2^-1000: treat as the smallest value
+                mant[todo] = (self._words(todo.size) >> np.uint64(12)).astype(np.float64) * 2.0**-52
+                todo = todo[:0]
+            w = self._words(todo.size)
+        return exponent, mant
 
     def _geometric(self, lam: float, n: int) -> np.ndarray:
         """``G >= 0`` with ``P(G >= k) = exp(-lam k)``, exactly split as ``L H + R``."""
@@ -177,14 +239,31 @@ class SecureSource(RandomSource):
         R = np.empty(n, dtype=np.float64)
         todo = np.arange(n)
         while todo.size:
-            r = (self._words(todo.size) >> np.uint64(64 - j)).astype(np.float64)
-            accept = self.uniform(todo.size) < np.exp(-lam * r)
+            if j <= 48:
+                # One word: r from the top j bits; the 53-bit acceptance uniform compared lazily,
+                # 16 bits from the same word and, on a tie (probability 2^-16), 37 fresh bits.
+                w = self._words(todo.size)
+                r = (w >> np.uint64(64 - j)).astype(np.float64)
+                accept = _accept_lazy((w >> np.uint64(48 - j)) & np.uint64(0xFFFF), np.exp(-lam * r), self._words)
+            else:
+                r = (self._words(todo.size) >> np.uint64(64 - j)).astype(np.float64)
+                accept = self.uniform(todo.size) < np.exp(-lam * r)
             R[todo[accept]] = r[accept]
             todo = todo[~accept]
         return H * L + R
 
     def _discrete_laplace(self, lam: float, n: int) -> np.ndarray:
-        return self._geometric(lam, n) - self._geometric(lam, n)
+        """Integer ``K`` with ``P(K = k) = c exp(-lam |k|)``: zero w.p. ``c``, else sign * (1 + G)."""
+        c = -math.expm1(-lam) / (1.0 + math.exp(-lam))  # P(K = 0) = tanh(lam / 2)
+        out = np.zeros(n, dtype=np.float64)
+        for start in range(0, n, _BLOCK):  # i.i.d. draws in blocks: bounded temporaries, cache-friendly
+            m = min(_BLOCK, n - start)
+            nonzero = np.flatnonzero(self._uniform_star(m) >= c)
+            if nonzero.size:
+                signs = np.unpackbits(np.frombuffer(os.urandom((nonzero.size + 7) // 8), dtype=np.uint8))
+                magnitude = 1.0 + self._geometric(lam, nonzero.size)
+                out[start + nonzero] = np.where(signs[:nonzero.size] == 1, magnitude, -magnitude)
+        return out
 
     def _discrete_gaussian(self, sigma: float, n: int) -> np.ndarray:
         """Canonne-Kamath-Steinke Alg. 3: integer Y with P(Y=y) ~ exp(-y^2 / (2 sigma^2))."""
