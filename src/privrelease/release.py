@@ -171,6 +171,25 @@ def _label_params(mech_name: str, lab: Encoder | None, params: dict) -> dict:
     return params
 
 
+def _public_table_params(params: dict, enc: Encoder, schema: Schema) -> dict:
+    """A public table given as ``public_data`` (a CSV/Parquet path or a DataFrame in the schema's own
+    columns) is encoded with the release's encoder (clipped to the declared bounds), so mechanisms
+    that derive a basis from public records receive the encoded matrix. Public input: no budget."""
+    value = params.get("public_data")
+    if value is None or isinstance(value, np.ndarray):
+        return params
+    if isinstance(value, (str, Path)):
+        from .io import read_table
+
+        path = Path(value)
+        if not path.exists():
+            raise InputDataError(f"public data file {path} does not exist")
+        value = read_table(path, schema)
+    if isinstance(value, pd.DataFrame):
+        return dict(params, public_data=enc.encode(value, on_out_of_bounds="clip").X)
+    return params
+
+
 def _check_n(n: int, p: int, mech: Mechanism):
     if n == 0:
         raise InputDataError("the input has no records")
@@ -226,6 +245,7 @@ def release(
     enc, lab = _prepare(schema, mech_cls)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = _encode_y(lab, data)
+    params = _public_table_params(params, enc, schema)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     _check_n(len(data), enc.width, mech)
     input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
@@ -360,6 +380,7 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _public_table_params(params, enc, schema)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")

@@ -276,3 +276,24 @@ def test_release_api_original_columns_and_target(tmp_path):
                         n_components=2)
     out = pd.read_csv(tmp_path / "o.csv")
     assert len(out) == n and cert.mechanism == "pca-gmm" and set(out["lab"]) <= {"p", "q"}
+
+
+def test_public_table_in_schema_columns(tmp_path):
+    """A public file in the schema's own columns drives pca_source='public' (encoded like the data)."""
+    from privrelease import release
+    from privrelease.datasets import load_example
+
+    df, schema = load_example("adult")
+    df = df.head(3000)
+    pub = tmp_path / "public.csv"
+    df.head(300).to_csv(pub, index=False)
+    kw = dict(mechanism="pca-gmm", epsilon=1.0, rng=0, n_components=3, pca_source="public")
+    a = release(df.iloc[300:], schema, public_data=str(pub), **kw)
+    b = release(df.iloc[300:], schema, public_data=df.head(300), **kw)
+    assert list(a.data.columns) == schema.names
+    pd.testing.assert_frame_equal(a.data, b.data)
+    assert a.certificate.budget_split and "basis" not in a.certificate.budget_split
+    with pytest.raises(InputDataError):
+        release(df.iloc[300:], schema, public_data=str(tmp_path / "absent.csv"), **kw)
+    with pytest.raises(InputDataError):
+        release(df.iloc[300:], schema, public_data=df.head(300).drop(columns=["age"]), **kw)
