@@ -92,3 +92,12 @@ def test_utility_metrics():
     r = tstr(X, y, X, y)
     assert r["accuracy"] > 0.9 and r["auc"] > 0.9
     assert kmeans_silhouette(X, 2, sample_size=300) > 0.1
+
+
+def test_krr_uninformative_features_score_the_target_sd():
+    """Training features far from the test data: the centred KRR falls back to the mean predictor."""
+    rng = np.random.default_rng(0)
+    t = 0.6 + 0.1 * rng.standard_normal(400)
+    Xtr, Xte = 100 + rng.standard_normal((400, 3)), rng.standard_normal((400, 3))
+    assert abs(krr_rmse(Xtr, t, Xte, t) - t.std()) < 0.01
+    assert krr_rmse(Xtr, t, Xte, t, center_target=False) > 0.5  # predicting 0
