@@ -435,15 +435,17 @@ def release_file(
                 clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
             m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
-            Xs, ys = mech.sample(m)
-            out = _decode_synthetic(mech, Xs, ys, enc, lab)
-            n_out = _write_chunks(iter([out]), out_path, fmt, progress)
+            n_out = _write_chunks(_synthetic_frames(mech, m, enc, lab, chunk_rows), out_path, fmt, progress)
         return n_in, n_out
 
     n_in, n_out = _with_ledger(ledger, dataset_id, budget, mech, run)
-    # certificate
-    out_cols = list(pd.read_parquet(out_path).columns) if fmt == "parquet" else list(
-        pd.read_csv(out_path, nrows=0).columns)
+    # certificate (the output's column names only: never read the whole output back)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        out_cols = list(pq.read_schema(out_path).names)
+    else:
+        out_cols = list(pd.read_csv(out_path, nrows=0).columns)
     cert = _certificate(mech, schema, clip_counts, n_in, pd.DataFrame(columns=out_cols), file_sha256(input_path),
                         file_sha256(out_path))
     cert.n_output_records = int(n_out)
@@ -480,6 +482,22 @@ def _row_chunks(streaming, chunks, X, chunk_rows):
     else:
         for start in range(0, X.shape[0], chunk_rows):
             yield None, X[start:start + chunk_rows]
+
+
+def _synthetic_frames(mech, m: int, enc, lab, chunk_rows: int):
+    """Decoded synthetic records, ``chunk_rows`` at a time when the mechanism allows it.
+
+    Mechanisms whose ``sample`` draws i.i.d. records from a fixed fitted model declare
+    ``samples_in_chunks = True``; their output memory then does not grow with ``m``.
+    Others (e.g. a posterior draw per ``sample`` call) are sampled in one call.
+    """
+    step = m if not getattr(mech, "samples_in_chunks", False) else max(int(chunk_rows), 1)
+    done = 0
+    while done < m:
+        k = min(step, m - done)
+        Xs, ys = mech.sample(k)
+        yield _decode_synthetic(mech, Xs, ys, enc, lab)
+        done += k
 
 
 def _write_chunks(frames, out_path: Path, fmt: str, progress=None) -> int:

@@ -250,7 +250,7 @@ def test_registered():
         assert cls.guarantee == "epsilon-DP" and "R1" in cls.relation
 
 
-def test_release_api_original_columns_and_target(tmp_path):
+def test_release_api_original_columns_and_target(tmp_path, monkeypatch):
     from privrelease.release import release
     from privrelease.release import release_file
     from privrelease.schema import Schema
@@ -276,6 +276,14 @@ def test_release_api_original_columns_and_target(tmp_path):
                         n_components=2)
     out = pd.read_csv(tmp_path / "o.csv")
     assert len(out) == n and cert.mechanism == "pca-gmm" and set(out["lab"]) <= {"p", "q"}
+    # synthetic output written in chunks of chunk_rows (memory independent of n_synthetic), Parquet too
+    calls, orig = [], PCAGMM.sample
+    monkeypatch.setattr(PCAGMM, "sample", lambda self, k: (calls.append(k), orig(self, k))[1])
+    cert = release_file(path, s_lab, tmp_path / "o.parquet", mechanism="pca-gmm", epsilon=1.0, rng=0,
+                        chunk_rows=100, n_components=2, n_synthetic=1050)
+    out = pd.read_parquet(tmp_path / "o.parquet")
+    assert len(out) == 1050 == cert.n_output_records and list(out.columns) == ["a", "b", "c", "lab"]
+    assert 0.3 < (out["lab"] == "p").mean() < 0.7 and calls == [100] * 10 + [50]
 
 
 def test_public_table_in_schema_columns(tmp_path):

@@ -110,6 +110,7 @@ class _PCAGaussBase(SyntheticMechanism):
     """Basis acquisition, projection, noisy moments and sampling shared by the family."""
 
     uses_delta: ClassVar[bool] = False  # delta only with pca_source="analyze-gauss"
+    samples_in_chunks: ClassVar[bool] = True  # i.i.d. draws from the fitted model: release_file samples in chunks
     default_shares: ClassVar[dict] = {}
     model_kind: ClassVar[str] = "gaussian"
 
