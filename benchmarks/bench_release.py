@@ -82,7 +82,8 @@ def _floor(input_path: str, schema_path: str, chunk_rows: int) -> dict:
         if input_path.endswith((".parquet", ".pq")):
             import pyarrow.parquet as pq
 
-            yield from pq.ParquetFile(input_path).iter_batches(batch_size=chunk_rows, columns=schema.names)
+            yield from pq.ParquetFile(input_path, pre_buffer=False).iter_batches(
+                batch_size=chunk_rows, columns=schema.names, use_threads=False)
         else:
             import pyarrow.csv as pcsv
 

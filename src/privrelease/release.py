@@ -190,6 +190,16 @@ def _public_table_params(params: dict, enc: Encoder, schema: Schema) -> dict:
     return params
 
 
+def _schema_params(mech_cls, enc, lab, params: dict) -> dict:
+    """Parameters a mechanism derives from the public schema (e.g. the number of label
+    classes, taxonomy trees) via its optional ``schema_params(encoder, label_encoder)``;
+    explicit parameters win."""
+    hook = getattr(mech_cls, "schema_params", None)
+    if hook is None:
+        return params
+    return {**hook(enc, lab), **params}
+
+
 def _check_n(n: int, p: int, mech: Mechanism):
     if n == 0:
         raise InputDataError("the input has no records")
@@ -243,6 +253,7 @@ def release(
         raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _schema_params(mech_cls, enc, lab, params)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = _encode_y(lab, data)
     params = _public_table_params(params, enc, schema)
@@ -264,15 +275,27 @@ def _output_frame(mech, X, enc, lab, n_synthetic, n):
     if isinstance(mech, RowAlignedMechanism):
         return enc.decode(mech.transform(X))
     if isinstance(mech, SyntheticMechanism):
-        m = n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
-        Xs, ys = mech.sample(m)
+        Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n))
         return _decode_synthetic(mech, Xs, ys, enc, lab)
     raise ParameterError(f"mechanism '{mech.name}' has an unknown output kind")
 
 
+def _n_draw(mech, n_synthetic, n):
+    """Records to draw from a synthetic mechanism (None when its output size is one of its parameters)."""
+    if getattr(mech, "fixed_output_rows", False):
+        if n_synthetic is not None:
+            raise ParameterError(f"mechanism '{mech.name}' releases a number of rows fixed by its parameters; "
+                                 f"n_synthetic does not apply")
+        return None
+    return n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+
+
 def _decode_synthetic(mech, Xs, ys, enc, lab):
     """Decode a synthetic sample; reduced-space outputs keep their own column names."""
-    if getattr(mech, "output_columns_", None) is not None:
+    if getattr(mech, "output_space", None) == "encoded":  # e.g. compression: encoded columns, not decodable
+        mech.output_columns_ = list(enc.feature_names)
+        out = pd.DataFrame(np.asarray(Xs), columns=mech.output_columns_)
+    elif getattr(mech, "output_columns_", None) is not None:
         out = pd.DataFrame(np.asarray(Xs), columns=list(mech.output_columns_))
     else:
         out = enc.decode(Xs)
@@ -380,6 +403,7 @@ def release_file(
     table_format(out_path)  # fail early on an unsupported output type
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
+    params = _schema_params(mech_cls, enc, lab, params)
     params = _public_table_params(params, enc, schema)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     if not input_path.exists():
@@ -406,6 +430,25 @@ def release_file(
     fmt = table_format(out_path)
 
     def run():
+        if hasattr(mech, "fit_stream"):  # multi-pass streaming of encoded chunks (e.g. compression)
+            first_pass: list[dict] = []
+
+            def encoded_chunks():
+                offset = 0
+                for df in chunks():
+                    yield encode(df, offset)
+                    offset += len(df)
+                if not first_pass:
+                    first_pass.append(dict(clip_counts))
+
+            mech.fit_stream(encoded_chunks)
+            clip_counts.clear()
+            clip_counts.update(first_pass[0] if first_pass else {})  # later passes re-count the same clips
+            n_in = mech.n_
+            _check_n(n_in, enc.width, mech)
+            Xs, ys = mech.sample(_n_draw(mech, n_synthetic, n_in))
+            n_out = _write_chunks(iter([_decode_synthetic(mech, Xs, ys, enc, lab)]), out_path, fmt, progress)
+            return n_in, n_out
         if streaming and engine == "dask":
             stats = _dask_file_stats(input_path, schema, enc, lab, n_classes, on_out_of_bounds)
         if streaming and engine == "local":
@@ -434,7 +477,7 @@ def release_file(
                 clip_counts.clear()
                 clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
-            m = n_in if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+            m = _n_draw(mech, n_synthetic, n_in)
             n_out = _write_chunks(_synthetic_frames(mech, m, enc, lab, chunk_rows), out_path, fmt, progress)
         return n_in, n_out
 
@@ -491,7 +534,11 @@ def _synthetic_frames(mech, m: int, enc, lab, chunk_rows: int):
     ``samples_in_chunks = True``; their output memory then does not grow with ``m``.
     Others (e.g. a posterior draw per ``sample`` call) are sampled in one call.
     """
-    step = m if not getattr(mech, "samples_in_chunks", False) else max(int(chunk_rows), 1)
+    if m is None or not getattr(mech, "samples_in_chunks", False):  # m None: size fixed by the mechanism
+        Xs, ys = mech.sample(m)
+        yield _decode_synthetic(mech, Xs, ys, enc, lab)
+        return
+    step = max(int(chunk_rows), 1)
     done = 0
     while done < m:
         k = min(step, m - done)

@@ -140,6 +140,10 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
     for i in infos:
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
         typer.echo(f"{'':<22} neighbours: {i['neighbouring_relation']}")
+        if i.get("explanation"):
+            typer.echo(f"{'':<22} {i['explanation']}")
+        for key, meaning in (i.get("parameters") or {}).items():
+            typer.echo(f"{'':<22} --param {key}=...: {meaning}")
 
 
 @schema_app.command("draft")
@@ -203,6 +207,39 @@ def reproduce(
     summary = res.get("verdict") or res.get("summary")
     if summary:
         typer.echo(summary)
+
+
+@app.command("distributional-privacy")
+def distributional_privacy(
+    n: int = typer.Option(..., "--n", help="Number of records."),
+    p: int = typer.Option(..., "--p", help="Number of (encoded) columns."),
+    m: int = typer.Option(..., "--m", help="Released rows of the compression."),
+    delta_max: Optional[float] = typer.Option(None, "--delta-max", help="Delta_max of the protected class (default sqrt(ln p / n))."),
+    delta_fro: Optional[float] = typer.Option(None, "--delta-fro", help="||Sigma_1 - Sigma_i||_F (default p * Delta_max, the worst case)."),
+    lambda_min: float = typer.Option(1.0, "--lambda-min", help="Smallest eigenvalue of the private normalised covariance."),
+    lambda_min_ref: float = typer.Option(1.0, "--lambda-min-ref", help="Smallest eigenvalue of the reference covariance."),
+    ref_norm: float = typer.Option(1.0, "--ref-norm", help="Largest eigenvalue of the reference covariance."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+):
+    """Theorem IV.6's alpha bound for the compression mechanism (distributional privacy, NOT DP)."""
+    from ..evaluation.distributional import theorem_iv6_alpha
+
+    r = theorem_iv6_alpha(n, p, m, delta_max=delta_max, delta_fro=delta_fro, lambda_min=lambda_min,
+                          lambda_min_ref=lambda_min_ref, ref_norm=ref_norm)
+    if as_json:
+        typer.echo(json.dumps(r, indent=2))
+        return
+    c = r["conditions"]
+    typer.echo(f"alpha <= {r['alpha_bound']:.4g}  (Theorem IV.6, o(1) dropped; tau = {r['tau']:.4g}, Psi = {r['psi']:.4g})")
+    for a in r["assumed"]:
+        typer.echo(f"  assumed: {a}")
+    typer.echo(f"  Lemma IV.4 needs m >= {c['lemma_IV4_min_m']}: {'yes' if c['lemma_IV4_holds'] else 'NO'}")
+    typer.echo(f"  PCA utility needs m of order p^2 ln(2np) = {c['pca_utility_m_order_p2_ln2np']:.4g}")
+    typer.echo(f"  Theorem III.2 wants Delta_max << 1/(p^2 sqrt(m ln 2np)) = "
+               f"{c['thm_III2_delta_max_scale_1_over_p2_sqrt_m_ln2np']:.3g} (ratio {c['thm_III2_ratio_delta_max_to_scale']:.3g})")
+    typer.echo(f"  Theorem III.5 wants p^2 log n / sqrt(n/m) small: {c['thm_III5_ratio_p2_log_n_over_sqrt_n_over_m']:.3g}")
+    typer.echo("  This is distributional privacy on an assumed class of datasets, NOT differential privacy; "
+               "alpha is asymptotic. Audit a concrete pair with privrelease.evaluation.distributional.audit_pair.")
 
 
 # ---- privacy-budget ledger -------------------------------------------------------------

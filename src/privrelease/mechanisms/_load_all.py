@@ -2,5 +2,9 @@
 
 from . import jiang_pca  # noqa: F401
 from . import laplace  # noqa: F401
+from . import jiang_lda  # noqa: F401
+from . import exponential  # noqa: F401
+from . import diffgen  # noqa: F401
+from . import compression  # noqa: F401
 from . import pca_gauss  # noqa: F401
 from . import pca_gauss_baselines  # noqa: F401

@@ -96,7 +96,8 @@ class JiangPCA(RowAlignedMechanism):
 
     name: ClassVar[str] = "jiang-pca"
     needs_stats: ClassVar[bool] = True
-    summary: ClassVar[str] = "Jiang et al. 2013 DP PCA publishing: noisy moments, noisy k-dim projection, row-aligned"
+    summary: ClassVar[str] = ("Jiang et al. 2013 sec. 3.1 DP PCA publishing: noisy moments (sensitivity corrected, "
+                              "erratum E2), top-k eigenvectors, noisy k-dim projection")
 
     def __init__(self, epsilon=1.0, *, n_components=5, moment_share=0.5, domain=None, rng=None):
         self.epsilon = epsilon
