@@ -133,6 +133,15 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
     """Feature encoder and (for supervised mechanisms) label encoder."""
     if not isinstance(schema, Schema):
         raise SchemaError(f"schema must be a privrelease.Schema, got {type(schema).__name__}")
+    if getattr(mech_cls, "needs_target", False):
+        target = schema.target
+        if target is None:
+            raise SchemaError(f"mechanism '{mech_cls.name}' needs a regression target: mark a numeric column "
+                              f"with 'role: target'")
+        feats = [c.name for c in schema.columns if c.name != target.name]
+        if not feats:
+            raise SchemaError("the schema has no feature columns besides the target")
+        return Encoder(schema, feats), Encoder(schema, [target.name])
     if mech_cls.supervised or (getattr(mech_cls, "uses_label", False) and schema.label is not None):
         label = schema.label
         if label is None:
@@ -142,6 +151,43 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
             raise SchemaError("the schema has no feature columns besides the label")
         return Encoder(schema, feats), Encoder(schema, [label.name])
     return Encoder(schema), None
+
+
+def _encode_y(lab: Encoder | None, df: pd.DataFrame):
+    """Class codes of the label column, or the encoded value in [0, 1] of a regression target."""
+    if lab is None:
+        return None
+    X = lab.encode(df).X
+    return X[:, 0] if lab.columns[0].kind == "numeric" else X.argmax(axis=1)
+
+
+def _label_params(mech_name: str, lab: Encoder | None, params: dict) -> dict:
+    """Pass the public label-set size to mechanisms that take ``n_classes`` (unless given)."""
+    if lab is None or lab.columns[0].kind != "categorical" or "n_classes" in params:
+        return params
+    sig = inspect.signature(get_mechanism(mech_name).__init__)
+    if "n_classes" in sig.parameters:
+        params = dict(params, n_classes=len(lab.columns[0].categories))
+    return params
+
+
+def _public_table_params(params: dict, enc: Encoder, schema: Schema) -> dict:
+    """A public table given as ``public_data`` (a CSV/Parquet path or a DataFrame in the schema's own
+    columns) is encoded with the release's encoder (clipped to the declared bounds), so mechanisms
+    that derive a basis from public records receive the encoded matrix. Public input: no budget."""
+    value = params.get("public_data")
+    if value is None or isinstance(value, np.ndarray):
+        return params
+    if isinstance(value, (str, Path)):
+        from .io import read_table
+
+        path = Path(value)
+        if not path.exists():
+            raise InputDataError(f"public data file {path} does not exist")
+        value = read_table(path, schema)
+    if isinstance(value, pd.DataFrame):
+        return dict(params, public_data=enc.encode(value, on_out_of_bounds="clip").X)
+    return params
 
 
 def _schema_params(mech_cls, schema: Schema, enc, lab, params: dict) -> dict:
@@ -155,7 +201,8 @@ def _schema_params(mech_cls, schema: Schema, enc, lab, params: dict) -> dict:
         return {**hook(enc, lab), **params}
     accepted = inspect.signature(mech_cls.__init__).parameters
     out = dict(params)
-    if "n_classes" in accepted and lab is not None and "n_classes" not in out:
+    if ("n_classes" in accepted and lab is not None and lab.columns[0].kind == "categorical"
+            and "n_classes" not in out):
         out["n_classes"] = len(lab.columns[0].categories)
     if "row_norm_bound" in accepted and schema.row_norm_bound is not None and "row_norm_bound" not in out:
         out["row_norm_bound"] = float(schema.row_norm_bound)
@@ -217,8 +264,9 @@ def release(
     enc, lab = _prepare(schema, mech_cls)
     params = _schema_params(mech_cls, schema, enc, lab, params)
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
-    y = lab.encode(data).X.argmax(axis=1) if lab is not None else None
-    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
+    y = _encode_y(lab, data)
+    params = _public_table_params(params, enc, schema)
+    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     _check_n(len(data), enc.width, mech)
     input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
 
@@ -262,7 +310,10 @@ def _decode_synthetic(mech, Xs, ys, enc, lab):
         out = enc.decode(Xs)
     if lab is not None and ys is not None:
         col = lab.columns[0]
-        out[col.name] = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
+        if col.kind == "numeric":
+            out[col.name] = lab.decode(np.asarray(ys, dtype=np.float64).reshape(-1, 1))[col.name].to_numpy()
+        else:
+            out[col.name] = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
     return out
 
 
@@ -362,13 +413,14 @@ def release_file(
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
     params = _schema_params(mech_cls, schema, enc, lab, params)
-    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
+    params = _public_table_params(params, enc, schema)
+    mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **_label_params(mechanism, lab, params))
     if not input_path.exists():
         raise InputDataError(f"input file {input_path} does not exist")
     if input_path.stat().st_size == 0:
         raise InputDataError(f"input file {input_path} is empty (no header, no records)")
     clip_counts: dict[str, int] = {}
-    n_classes = len(lab.columns[0].categories) if lab is not None else None
+    n_classes = len(lab.columns[0].categories) if lab is not None and lab.columns[0].kind == "categorical" else None
 
     def chunks():
         return iter_table_chunks(input_path, schema, chunk_rows)
@@ -380,9 +432,10 @@ def release_file(
         return e.X
 
     def labels(df):
-        return lab.encode(df).X.argmax(axis=1)
+        return _encode_y(lab, df)
 
-    streaming = hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
+    streaming = (hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
+                 and getattr(mech, "can_stream", True))
     fmt = table_format(out_path)
 
     # mechanisms that make several passes themselves (gauss-pca: centre, then clipped moments);
@@ -461,26 +514,17 @@ def release_file(
                 clip_counts.update(clip_before)  # the second pass re-counts the same clips
         else:
             m = _n_draw(mech, n_synthetic, n_in)
-            if m is None or not getattr(mech, "chunked_sampling", False):
-                Xs, ys = mech.sample(m)
-                frames = iter([_decode_synthetic(mech, Xs, ys, enc, lab)])
-            else:
-                def synthetic_frames():
-                    # chunks of at most chunk_rows records: memory independent of the output size
-                    for start in range(0, m, chunk_rows):
-                        Xs, ys = mech.sample(min(chunk_rows, m - start))
-                        yield _decode_synthetic(mech, Xs, ys, enc, lab)
-
-                frames = synthetic_frames()
-            n_out = _write_chunks(frames, out_path, fmt, progress)
+            n_out = _write_chunks(_synthetic_frames(mech, m, enc, lab, chunk_rows), out_path, fmt, progress)
         return n_in, n_out
 
     n_in, n_out = _with_ledger(ledger, dataset_id, budget, mech, run)
-    # certificate
-    import pyarrow.parquet as pq
+    # certificate (the output's column names only: never read the whole output back)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
 
-    out_cols = list(pq.read_schema(out_path).names) if fmt == "parquet" else list(
-        pd.read_csv(out_path, nrows=0).columns)
+        out_cols = list(pq.read_schema(out_path).names)
+    else:
+        out_cols = list(pd.read_csv(out_path, nrows=0).columns)
     cert = _certificate(mech, schema, clip_counts, n_in, pd.DataFrame(columns=out_cols), file_sha256(input_path),
                         file_sha256(out_path))
     cert.n_output_records = int(n_out)
@@ -517,6 +561,26 @@ def _row_chunks(streaming, chunks, X, chunk_rows):
     else:
         for start in range(0, X.shape[0], chunk_rows):
             yield None, X[start:start + chunk_rows]
+
+
+def _synthetic_frames(mech, m: int, enc, lab, chunk_rows: int):
+    """Decoded synthetic records, ``chunk_rows`` at a time when the mechanism allows it.
+
+    Mechanisms whose ``sample`` draws i.i.d. records from a fixed fitted model declare
+    ``samples_in_chunks = True``; their output memory then does not grow with ``m``.
+    Others (e.g. a posterior draw per ``sample`` call) are sampled in one call.
+    """
+    if m is None or not getattr(mech, "samples_in_chunks", False):  # m None: size fixed by the mechanism
+        Xs, ys = mech.sample(m)
+        yield _decode_synthetic(mech, Xs, ys, enc, lab)
+        return
+    step = max(int(chunk_rows), 1)
+    done = 0
+    while done < m:
+        k = min(step, m - done)
+        Xs, ys = mech.sample(k)
+        yield _decode_synthetic(mech, Xs, ys, enc, lab)
+        done += k
 
 
 def _write_chunks(frames, out_path: Path, fmt: str, progress=None) -> int:

@@ -31,6 +31,7 @@ def stream_stats(
         y = labels(df) if labels is not None else None
         st.update(X, y, n_classes)
         offset += len(df)
+        del X, y, df  # hold one chunk at a time, not two, while the next one is read
         if progress is not None:
             progress(offset)
     return st

@@ -7,3 +7,4 @@ from . import jiang_fig4  # noqa: F401
 from . import zhou  # noqa: F401
 from . import gauss_pca_bench  # noqa: F401
 from . import zhuang  # noqa: F401
+from . import pca_gauss_repro  # noqa: F401

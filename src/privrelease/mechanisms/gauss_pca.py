@@ -274,7 +274,7 @@ class GaussPCA(SyntheticMechanism):
     uses_label: ClassVar[bool] = True  # per-class model when the schema has a label
     uses_delta: ClassVar[bool] = True
     multi_pass: ClassVar[bool] = True
-    chunked_sampling: ClassVar[bool] = True  # sample(k) chunk by chunk draws from the same released model
+    samples_in_chunks: ClassVar[bool] = True  # sample(k) chunk by chunk draws from the same released model
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.0,
                  budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
