@@ -25,10 +25,11 @@ Measured (claimed epsilon 1, delta 1e-5, ``w = blocki_w(1, 1, 1e-5) = 798.6``):
   norm ``w``). The pair's exact epsilon at delta 1e-5 reaches 1 only near ``w / 600``
   (0.016 at ``w/100``, 0.68 at ``w/500``, 3.2 at ``w/1000``, 14 at ``w/2000``);
 * ``w / 500``: 0.0-0.2 at 20,000 trials (not caught);
-* ``w / 1000``: 0.6-0.8 at 20,000 trials; 1.07-1.36 at 100,000 trials (10/10 seeds; caught,
-  small margin; slow test);
-* ``w / 2000``: 1.5-2.4 at 3,000 trials (10/10 seeds), 2.9-3.8 at 20,000 trials -- caught
-  reliably; this is the mutant of the default test;
+* ``w / 1000``: 0.6-0.8 at 20,000 trials (5 seeds); at 100,000 trials 1.10 for the slow
+  test's seed and 1.07-1.36 over 10 seeds of the same two Gaussians simulated directly (caught,
+  small margin);
+* ``w / 2000``: 1.5-2.6 at 3,000 trials (11 seeds, all caught), 2.7-3.8 at 20,000 trials --
+  caught reliably; this is the mutant of the default and ci_slice tests;
 * ``w / 4000``: 3.7-4.4 at 3,000 trials.
 
 The real-mechanism assertions would fail if ``w`` lost a factor of about 1000 (for example
