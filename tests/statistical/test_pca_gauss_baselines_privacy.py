@@ -1,8 +1,7 @@
 """Privacy audits of the PCA-Gauss baselines on worst-case neighbours, with halved-noise mutants.
 
-blocki-jl is not audited: its constant is recalled (labelled in its docstring and certificate),
-and its privacy loss sits in a variance ratio of about 1 + 1/w^2 (w ~ 1e4), which no feasible
-number of trials resolves.
+blocki-jl is audited in test_blocki_jl_privacy.py: its privacy loss sits in a variance ratio of
+about 1 + 1/(4 w^2), so a halved-w mutant cannot be caught there; that file catches w / 2000.
 """
 
 from __future__ import annotations
