@@ -48,10 +48,11 @@ REAL_MOMENT_SENSITIVITY = jiang_module.moment_sensitivity  # before any monkeypa
 class HalfNoiseLaplace(LaplaceIdentity):
     """Mutant: calibrates with half the identity sensitivity (noise scale halved)."""
 
-    def _finish_fit(self, eps, dom):
-        super()._finish_fit(eps, dom)
+    def _fit_domain(self, eps, dom):
+        super()._fit_domain(eps, dom)
         self.sensitivities_["identity_l1"] /= 2
         self.noise_scales_["identity"] /= 2
+        return self
 
 
 def laplace_pair(p: int):

@@ -142,6 +142,20 @@ class RowAlignedMechanism(Mechanism):
         return self.fit(X, y).transform(X)
 
 
+class DataIndependentFit:
+    """``fit`` and ``fit_stats`` for mechanisms whose calibration needs only epsilon and the public
+    domain (the data enter only in ``transform``): both validate, then call ``self._fit_domain(eps,
+    domain)``, which sets the fitted attributes and returns ``self``."""
+
+    def fit(self, X=None, y=None):
+        eps, X, _, dom = self._check_common(X)
+        return self._fit_domain(eps, dom)
+
+    def fit_stats(self, stats, p=None):
+        eps, _, _, dom = self._check_common(None, p=stats.p)
+        return self._fit_domain(eps, dom)
+
+
 class SyntheticMechanism(Mechanism):
     """Releases samples of a fitted model (``sample(n)`` returns ``(X, y)``)."""
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..schema.encoding import EncodedDomain
-from .base import R1, RowAlignedMechanism, register
+from .base import R1, DataIndependentFit, RowAlignedMechanism, register
 
 
 def utility_sensitivity(domain: EncodedDomain) -> float:
@@ -22,7 +22,7 @@ def utility_sensitivity(domain: EncodedDomain) -> float:
 
 
 @register
-class ExponentialRecords(RowAlignedMechanism):
+class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
     """Replace every record by a grid record drawn by the exponential mechanism.
 
     Parameters
@@ -75,17 +75,7 @@ class ExponentialRecords(RowAlignedMechanism):
             raise ParameterError(f"grid_step must divide 1 (e.g. 1/20), got {step!r}")
         return np.linspace(0.0, 1.0, k + 1)
 
-    def fit(self, X=None, y=None):
-        eps, X, _, dom = self._check_common(X)
-        self._finish_fit(eps, dom)
-        return self
-
-    def fit_stats(self, stats, p=None):
-        eps, _, _, dom = self._check_common(None, p=stats.p)
-        self._finish_fit(eps, dom)
-        return self
-
-    def _finish_fit(self, eps, dom):
+    def _fit_domain(self, eps, dom):
         self.grid_ = self._grid()
         self.domain_ = dom
         delta = utility_sensitivity(dom)
@@ -93,6 +83,7 @@ class ExponentialRecords(RowAlignedMechanism):
         self.budget_split_ = {"exponential mechanism (each record, parallel)": eps}
         self.noise_scales_ = {"temperature 2 Delta / epsilon": 2 * delta / eps if math.isfinite(eps) else 0.0}
         self._set_cost(eps)
+        return self
 
     def transform(self, X):
         X = np.asarray(X, dtype=np.float64)

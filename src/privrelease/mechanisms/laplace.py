@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..schema.encoding import EncodedDomain
-from .base import R1, RowAlignedMechanism, register
+from .base import R1, DataIndependentFit, RowAlignedMechanism, register
 
 
 def identity_sensitivity(domain: EncodedDomain) -> float:
@@ -20,7 +20,7 @@ def identity_sensitivity(domain: EncodedDomain) -> float:
 
 
 @register
-class LaplaceIdentity(RowAlignedMechanism):
+class LaplaceIdentity(DataIndependentFit, RowAlignedMechanism):
     """Add Laplace noise to every encoded entry of every record (identity query).
 
     Parameters
@@ -61,22 +61,13 @@ class LaplaceIdentity(RowAlignedMechanism):
         self.domain = domain
         self.rng = rng
 
-    def fit(self, X=None, y=None):
-        eps, X, _, dom = self._check_common(X)
-        self._finish_fit(eps, dom)
-        return self
-
-    def fit_stats(self, stats, p=None):
-        eps, _, _, dom = self._check_common(None, p=stats.p)
-        self._finish_fit(eps, dom)
-        return self
-
-    def _finish_fit(self, eps, dom):
+    def _fit_domain(self, eps, dom):
         self.domain_ = dom
         self.sensitivities_ = {"identity_l1": identity_sensitivity(dom)}
         self.budget_split_ = {"identity (each record, parallel)": eps}
         self.noise_scales_ = {"identity": self.sensitivities_["identity_l1"] / eps}
         self._set_cost(eps)
+        return self
 
     def transform(self, X):
         X = np.asarray(X, dtype=np.float64)

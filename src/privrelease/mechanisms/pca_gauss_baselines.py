@@ -23,7 +23,7 @@ import numpy as np
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..linalg import mirror, psd_repair, upper
-from .base import R1, R1_LABEL, RowAlignedMechanism, SyntheticMechanism, register
+from .base import R1, R1_LABEL, DataIndependentFit, RowAlignedMechanism, SyntheticMechanism, register
 from .pca_basis import CENTRE, load_public_components
 from .pca_gauss import allocate, gaussian_sample
 from .privacy import PrivacyCost, check_delta
@@ -50,7 +50,7 @@ def randomized_response(y, n_classes: int, epsilon: float, source) -> np.ndarray
 
 # ---- row-aligned projections ---------------------------------------------------------
 
-class _ProjectedIdentity(RowAlignedMechanism):
+class _ProjectedIdentity(DataIndependentFit, RowAlignedMechanism):
     """``Y = (X - c) W^T + Lap(Delta / eps)``, W public; map back with the pseudo-inverse."""
 
     def _finish(self, eps, dom, W, sens):
@@ -118,15 +118,7 @@ class Compressive(_ProjectedIdentity):
         self.domain = domain
         self.rng = rng
 
-    def fit(self, X=None, y=None):
-        eps, X, _, dom = self._check_common(X)
-        return self._fit(eps, dom)
-
-    def fit_stats(self, stats, p=None):
-        eps, _, _, dom = self._check_common(None, p=stats.p)
-        return self._fit(eps, dom)
-
-    def _fit(self, eps, dom):
+    def _fit_domain(self, eps, dom):
         self._check_space()
         k = self._check_int(self.n_components, "n_components", 1)
         W = np.where(self.source_.generator.random((k, dom.p)) < 0.5, -1.0, 1.0) / math.sqrt(k)
@@ -177,15 +169,7 @@ class JiangPublic(_ProjectedIdentity):
         self.domain = domain
         self.rng = rng
 
-    def fit(self, X=None, y=None):
-        eps, X, _, dom = self._check_common(X)
-        return self._fit(eps, dom)
-
-    def fit_stats(self, stats, p=None):
-        eps, _, _, dom = self._check_common(None, p=stats.p)
-        return self._fit(eps, dom)
-
-    def _fit(self, eps, dom):
+    def _fit_domain(self, eps, dom):
         self._check_space()
         k = self._check_int(self.n_components, "n_components", 1, dom.p)
         if self.public_components is not None:
