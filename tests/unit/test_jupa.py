@@ -169,3 +169,12 @@ def test_registered_owner_side_mechanism():
     assert mech.certificate_extra()["flipped_fraction"] > 0.5
     with pytest.raises(InputDataError):
         cls().fit()
+
+
+def test_majority_share_detects_a_constant_attacker():
+    """A constant attacker scores exactly chance on balanced cells; the diagnostic shows it as 1.0."""
+    from privrelease.evaluation.inference_attack import _majority_share
+
+    assert _majority_share(np.array(["m"] * 10)) == 1.0
+    assert _majority_share(np.array([0, 1, 0, 1])) == 0.5
+    assert _majority_share(np.array([2, 2, 2, 1])) == 0.75

@@ -197,6 +197,7 @@ def reproduce(
     protocol: Optional[str] = typer.Option(None, "--protocol", help="zhuang-*: 'fast' (default: 5 repetitions, 5-fold CV, small grid) or 'paper' (15, 10-fold, 7x7 grid)."),
     repetitions: Optional[int] = typer.Option(None, "--repetitions", help="zhuang-*: override the number of repetitions."),
     max_iter: Optional[int] = typer.Option(None, "--max-iter", help="zhuang-*: override the MMD iteration cap T_max."),
+    update: Optional[str] = typer.Option(None, "--update", help="zhuang-*: reading of the MMD update rule, 'literal' (default) or 'gradient'."),
 ):
     """Regenerate a paper's figure or table on real data, our numbers beside the paper's."""
     import os
@@ -213,7 +214,8 @@ def reproduce(
     typer.echo(f"reproducing {name}{' (quick slice)' if quick else ''} -> {out}", err=True)
     extra = {key: v for key, v in (("data", data), ("schema", schema), ("utility_label", utility_label),
                                    ("privacy_label", privacy_label), ("k", k), ("per_combination", per_combination),
-                                   ("protocol", protocol), ("repetitions", repetitions), ("max_iter", max_iter))
+                                   ("protocol", protocol), ("repetitions", repetitions), ("max_iter", max_iter),
+                                   ("update", update))
              if v is not None}
     res = rep.run(out, data_dir=data_dir, quick=quick, seed=seed, progress=lambda m: typer.echo(f"  {m}", err=True),
                   **extra)

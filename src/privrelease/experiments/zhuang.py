@@ -16,7 +16,7 @@
   schema's other columns encoded by :class:`~privrelease.schema.Encoder` (one-hot).
 
 Every run writes ``NAME.json`` (our accuracies beside the paper's, ALGORITHMS.md 7.4, with
-the mechanism-aware attack of E17) and ``NAME.png``.
+the mechanism-aware attack of E17), ``NAME.md`` (the same as a Markdown table) and ``NAME.png``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ import pandas as pd
 from ..datasets import require_dataset, shared_datasets_dir
 from ..errors import InputDataError, ParameterError
 from ..evaluation.inference_attack import FAST_GRID, Method, evaluate, table_methods
+from ..io.tables import atomic_write
+from ..mechanisms.jupa import UPDATE_RULES
 from .registry import reproduction, save_figure, write_json
 
 # paper numbers: (utility Coarse, utility Fine, privacy Coarse, privacy Fine), ALGORITHMS.md 7.4
@@ -157,6 +159,8 @@ def run_table(name, X, yu, yp, *, k, per_combination, out_dir, quick, seed, prog
         raise ParameterError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
     settings = dict(QUICK if quick else PROTOCOLS[protocol])
     settings.update({key: v for key, v in overrides.items() if key in _PROTOCOL_KEYS and v is not None})
+    if settings.get("update", "literal") not in UPDATE_RULES:
+        raise ParameterError(f"update must be one of {UPDATE_RULES}, got {settings['update']!r}")
     methods = settings.pop("methods", None)
     if methods is None:
         methods = table_methods()
@@ -181,7 +185,41 @@ def run_table(name, X, yu, yp, *, k, per_combination, out_dir, quick, seed, prog
     out_dir = Path(out_dir)
     write_json(res, out_dir, name)
     save_figure(_figure(res), out_dir, name)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with atomic_write(out_dir / f"{name}.md", "w") as fh:
+        fh.write(markdown_table(res))
     return res
+
+
+def _cell(row, key, paper=True) -> str:
+    v = row.get(key)
+    if v is None:
+        return "-"
+    sd = row.get(key + "_sd")
+    text = f"{v:.1f}" + (f" ± {sd:.1f}" if sd else "")
+    p = (row.get("paper") or {}).get(key) if paper else None
+    return text + (f" ({p:.2f})" if p is not None else "")
+
+
+def markdown_table(res) -> str:
+    """The result as a Markdown table: ours (mean ± sd over repetitions) with the paper's in brackets."""
+    st = res["settings"]
+    head = (f"### {res['name']}: {res['description']}\n\n"
+            f"chance: utility {res['chance']['utility']:.2f}%, privacy {res['chance']['privacy']:.2f}%; "
+            f"{st['records_per_repetition']} records per repetition, {st['n_features']} features, "
+            f"{st['repetitions']} repetition(s), {st['cv_folds']}-fold CV, MMD T_max {st['mmd']['max_iter']} "
+            f"({st['mmd']['update']} update); {res['seconds']:.0f} s\n\n")
+    cols = ["method", "utility coarse", "utility fine", "privacy coarse", "privacy fine (paper's attacker)",
+            "privacy fine, mechanism-aware attacker", "flipped", "fine preds = target t",
+            "fine preds in attacker's commonest class"]
+    lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join(["---"] * len(cols)) + " |"]
+    for r in res["rows"]:
+        pct = [f"{100 * r[k]:.0f}%" if r.get(k) is not None else "-"
+               for k in ("flipped", "fine_target_rate", "fine_majority_rate")]
+        lines.append("| " + " | ".join([r["method"], _cell(r, "utility_coarse"), _cell(r, "utility_fine"),
+                                        _cell(r, "privacy_coarse"), _cell(r, "privacy_fine"),
+                                        _cell(r, "privacy_fine_aware", paper=False)] + pct) + " |")
+    return head + "\n".join(lines) + "\n\nOurs: mean ± sd over repetitions; (paper's number).\n"
 
 
 def _verdict(res) -> str:
