@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -27,19 +26,8 @@ import numpy as np
 CHUNK = 100_000
 
 
-def _peak_rss_mib() -> float:
-    """Peak resident set size of this process (``VmHWM``), MiB."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def one(n: int, p: int, m: int) -> dict:
+    from privrelease.evaluation.resources import peak_rss_mb
     from privrelease.mechanisms.compression import Compression
 
     def chunks():
@@ -47,7 +35,7 @@ def one(n: int, p: int, m: int) -> dict:
         for start in range(0, n, CHUNK):
             yield rng.random((min(CHUNK, n - start), p))
 
-    rss0 = _peak_rss_mib()
+    rss0 = peak_rss_mb()
     tracemalloc.start()
     t = time.perf_counter()
     cpu0 = time.process_time()
@@ -55,7 +43,7 @@ def one(n: int, p: int, m: int) -> dict:
     wall = time.perf_counter() - t
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    rss = _peak_rss_mib()
+    rss = peak_rss_mb()
     return {"n": n, "p": p, "m": m, "seconds": round(wall, 1), "tracemalloc_peak_MiB": round(peak / 2**20, 1),
             "peak_rss_MiB": round(rss, 1), "rss_before_fit_MiB": round(rss0, 1),
             "cpu_seconds": round(time.process_time() - cpu0, 1),

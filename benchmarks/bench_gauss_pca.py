@@ -23,50 +23,21 @@ musk2 and gas_drift; HAPT and Adult were not used to choose them.
 from __future__ import annotations
 
 import json
-import math
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
-from sklearn.metrics import roc_auc_score
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
 
-from privrelease import release
-from privrelease.datasets import load_example, require_dataset
-from privrelease.schema import Encoder, Schema
+from privrelease.datasets import require_dataset
+from privrelease.experiments import gauss_pca_bench as gp
+from privrelease.experiments.gauss_pca_bench import DELTA, EPS, evaluate, load_adult, load_hapt
 
 OUT = Path(__file__).resolve().parent / "results"
-EPS, DELTA = 1.0, 1e-5
+numeric_schema = gp._numeric_schema
 
 
-# ---- data -----------------------------------------------------------------------------
-
-def numeric_schema(train: pd.DataFrame, features: list[str], label: str, levels) -> Schema:
-    """Numeric bounds from the training table's range (NOT private: a stand-in for published ranges)."""
-    cols = {}
-    for f in features:
-        lo, hi = float(train[f].min()), float(train[f].max())
-        if hi <= lo:
-            hi = lo + 1.0
-        cols[f] = {"type": "numeric", "lower": lo, "upper": hi}
-    cols[label] = {"type": "categorical", "categories": [str(v) for v in levels], "role": "label"}
-    return Schema.from_dict({"columns": cols})
-
-
-def load_hapt():
-    d = require_dataset("hapt_features")
-    tr = pd.read_csv(d / "hapt_train.csv.gz")
-    te = pd.read_csv(d / "hapt_test.csv.gz")
-    feats = [c for c in tr.columns if c not in ("activity", "subject")]
-    for df in (tr, te):
-        df["activity"] = df["activity"].astype(str)
-    schema = numeric_schema(tr, feats, "activity", sorted(tr["activity"].unique(), key=int))
-    return tr[feats + ["activity"]], te[feats + ["activity"]], schema, "activity"
-
+# ---- data (the tuning sets; HAPT and Adult are loaded as in the reproduction) ------------
 
 def _split(df, label, seed, groups=None):
     rng = np.random.default_rng(seed)
@@ -97,52 +68,12 @@ def load_gas():
             numeric_schema(tr, feats, "gas", [str(i) for i in range(1, 7)]), "gas")
 
 
-def load_adult():
-    tr, schema = load_example("adult", "train")
-    te, _ = load_example("adult", "test")
-    return tr, te, schema, schema.label.name
-
-
-# ---- evaluation -------------------------------------------------------------------------
-
-def _features(schema: Schema, label: str):
-    return Encoder(schema, [c.name for c in schema.columns if c.name != label])
-
-
-def evaluate(train_df: pd.DataFrame, test_df: pd.DataFrame, schema: Schema, label: str) -> dict:
-    """Logistic regression (standardised, encoded features) trained on ``train_df``, tested on ``test_df``."""
-    enc = _features(schema, label)
-    Xtr = enc.encode(train_df).X
-    Xte = enc.encode(test_df).X
-    ytr = train_df[label].astype(str).to_numpy()
-    yte = test_df[label].astype(str).to_numpy()
-    if len(np.unique(ytr)) < 2:
-        return {"accuracy": float(np.mean(yte == ytr[0])), "auc": 0.5}
-    clf = make_pipeline(StandardScaler(), LogisticRegression(max_iter=3000))
-    clf.fit(Xtr, ytr)
-    out = {"accuracy": float(clf.score(Xte, yte))}
-    if len(clf.classes_) == 2:
-        out["auc"] = float(roc_auc_score(yte == clf.classes_[1], clf.predict_proba(Xte)[:, 1]))
-    return out
-
-
-def run_release(train, test, schema, label, seed, **params) -> dict:
-    t = time.perf_counter()
-    res = release(train, schema, "gauss-pca", EPS, delta=DELTA, rng=seed, **params)
-    sec = time.perf_counter() - t
-    out = evaluate(res.data, test, schema, label)
-    out["seconds"] = sec
-    out["n_components"] = res.certificate.extra["n_components"]
-    out["clip_radius"] = res.certificate.extra["clip_radius"]
-    return out
-
+# ---- evaluation (the reproduction's, plus the mean chosen P and radius) -------------------
 
 def repeat(loader, seeds, **params) -> dict:
-    train, test, schema, label = loader()
-    runs = [run_release(train, test, schema, label, s, **params) for s in seeds]
-    agg = {k: float(np.mean([r[k] for r in runs])) for k in runs[0] if isinstance(runs[0][k], (int, float))}
-    agg["std_accuracy"] = float(np.std([r["accuracy"] for r in runs]))
-    agg["runs"] = runs
+    agg = gp.repeat(loader(), seeds, **params)
+    for k in ("n_components", "clip_radius"):
+        agg[k] = float(np.mean([r[k] for r in agg["runs"]]))
     return agg
 
 
@@ -195,62 +126,7 @@ def cmd_select():
 
 def cmd_stream(n=1_000_000, p=100, chunk_rows=200_000):
     """Release time on a streamed n x p Parquet file against the one-pass floor; peak memory."""
-    import resource
-    import tempfile
-
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from privrelease.engine import stream_stats
-    from privrelease.io import iter_table_chunks
-    from privrelease.release import release_file
-
-    tmp = Path(tempfile.mkdtemp(prefix="gpca_stream_"))
-    src = tmp / "big.parquet"
-    rng = np.random.default_rng(0)
-    cols = [f"x{j}" for j in range(p)]
-    L = rng.standard_normal((p, 5)) / 5
-    writer = None
-    for start in range(0, n, chunk_rows):
-        k = min(chunk_rows, n - start)
-        X = np.clip(0.5 + (rng.standard_normal((k, 5)) @ L.T) + 0.05 * rng.standard_normal((k, p)), 0, 1)
-        t = pa.Table.from_pandas(pd.DataFrame(X, columns=cols), preserve_index=False)
-        writer = writer or pq.ParquetWriter(src, t.schema)
-        writer.write_table(t)
-    writer.close()
-    schema = Schema.from_dict({"columns": {c: {"type": "numeric", "lower": 0, "upper": 1} for c in cols}})
-    enc = Encoder(schema)
-
-    def floor():
-        """One pass: read + encode + sufficient statistics, then sample and write n records."""
-        t = time.perf_counter()
-        st = stream_stats(iter_table_chunks(src, schema, chunk_rows), lambda df, o: enc.encode(df).X, p)
-        t_read = time.perf_counter() - t
-        from privrelease.release import _write_chunks
-
-        gen = np.random.default_rng(1)
-        w, Q = np.linalg.eigh(st.covariance)
-        Lc = Q * np.sqrt(np.maximum(w, 0))
-
-        def frames():
-            for s in range(0, n, chunk_rows):
-                k = min(chunk_rows, n - s)
-                yield enc.decode(st.mean + gen.standard_normal((k, p)) @ Lc.T)
-
-        _write_chunks(frames(), tmp / "floor.parquet", "parquet")
-        return t_read, time.perf_counter() - t
-
-    t_read, t_floor = floor()
-    t = time.perf_counter()
-    cert = release_file(src, schema, tmp / "out.parquet", epsilon=EPS, delta=DELTA, rng=0, chunk_rows=chunk_rows)
-    t_rel = time.perf_counter() - t
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    out = {"n": n, "p": p, "chunk_rows": chunk_rows, "one_pass_read_stats_s": t_read,
-           "one_pass_floor_s": t_floor, "gauss_pca_release_s": t_rel, "ratio": t_rel / t_floor,
-           "peak_rss_mb": peak_mb, "n_output": cert.n_output_records, "file_mb": src.stat().st_size / 2**20}
-    for f in tmp.iterdir():
-        f.unlink()
-    tmp.rmdir()
+    out = gp.stream(n, p, chunk_rows)
     _write(f"stream_{n}", out)
     return out
 

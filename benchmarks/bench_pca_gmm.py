@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -62,29 +61,17 @@ def generate(path: Path, rows: int, cols: int, seed: int = 0, chunk: int = 100_0
     return schema
 
 
-def _rss_mb() -> float:
-    """Peak RSS of this process in MB: ``VmHWM`` (this address space only; ``ru_maxrss`` would keep the
-    forked parent's high-water mark across ``exec``)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
-
-
 def _child(mode: str, path: str, schema_json: str, chunk_rows: int, out: str):
     """Runs in a fresh process; prints JSON with the elapsed time and peak RSS."""
     sys.path.insert(0, str(SRC))
     from privrelease.engine import stream_stats
+    from privrelease.evaluation.resources import peak_rss_mb
     from privrelease.io import iter_table_chunks
     from privrelease.release import release_file
     from privrelease.schema import Encoder, Schema
 
     schema = Schema.from_dict(json.loads(schema_json))
-    base_mb = _rss_mb()
+    base_mb = peak_rss_mb()
     c0 = time.process_time()
     t0 = time.perf_counter()
     if mode == "floor":
@@ -111,7 +98,7 @@ def _child(mode: str, path: str, schema_json: str, chunk_rows: int, out: str):
         n = cert.n_input_records
     dt = time.perf_counter() - t0
     cpu = time.process_time() - c0
-    print(json.dumps({"seconds": dt, "cpu_seconds": cpu, "peak_rss_mb": _rss_mb(), "baseline_rss_mb": base_mb,
+    print(json.dumps({"seconds": dt, "cpu_seconds": cpu, "peak_rss_mb": peak_rss_mb(), "baseline_rss_mb": base_mb,
                       "n": n}))
 
 

@@ -44,22 +44,6 @@ CHUNK_ROWS = 200_000
 
 # ---- child: one measurement ---------------------------------------------------------
 
-def _rss_mb() -> float:
-    """Peak resident set size of this process in MB.
-
-    ``VmHWM`` from /proc (Linux) belongs to this program's own address space, whereas
-    ``ru_maxrss`` keeps the high-water mark of the forked parent across ``exec``.
-    """
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0  # kB
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
-
-
 def _load_schema(path: str):
     from privrelease.schema import Schema
 
@@ -139,8 +123,9 @@ def child(spec: dict) -> None:
     import pyarrow.parquet  # noqa: F401
 
     import privrelease.release  # noqa: F401
+    from privrelease.evaluation.resources import peak_rss_mb
 
-    base = _rss_mb()
+    base = peak_rss_mb()
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
     if spec["task"] == "floor":
@@ -151,7 +136,7 @@ def child(spec: dict) -> None:
     seconds = time.perf_counter() - t0
     r1 = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": _rss_mb(), "baseline_rss_mb": base, **info}))
+    print(json.dumps({"seconds": seconds, "cpu_seconds": cpu, "peak_rss_mb": peak_rss_mb(), "baseline_rss_mb": base, **info}))
 
 
 # ---- parent ---------------------------------------------------------------------------------

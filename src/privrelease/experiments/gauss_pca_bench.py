@@ -21,13 +21,13 @@ conservative zCDP conversion.
 
 from __future__ import annotations
 
-import math
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from ..evaluation.resources import peak_rss_mb
 from .registry import reproduction, save_figure, write_json
 
 NAME = "gauss-pca-bench"
@@ -126,18 +126,6 @@ def repeat(data, seeds, **params) -> dict:
 
 # ---- streaming ---------------------------------------------------------------------------------
 
-def _peak_rss_mb() -> float:
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return float(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> dict:
     """Streamed release of an n x p Parquet file against the one-pass floor."""
     import pandas as pd
@@ -165,7 +153,7 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
         writer.close()
         schema = Schema.from_dict({"columns": {c: {"type": "numeric", "lower": 0, "upper": 1} for c in cols}})
         enc = Encoder(schema)
-        rss_before = _peak_rss_mb()
+        rss_before = peak_rss_mb()
 
         t = time.perf_counter()
         st = stream_stats(iter_table_chunks(src, schema, chunk_rows), lambda df, o: enc.encode(df).X, p)
@@ -189,7 +177,7 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
         return {"n": n, "p": p, "chunk_rows": chunk_rows, "file_mb": src.stat().st_size / 2**20,
                 "one_pass_read_stats_s": t_read, "one_pass_floor_s": t_floor, "gauss_pca_release_s": t_rel,
                 "ratio_to_floor": t_rel / t_floor, "peak_rss_mb_before": rss_before,
-                "peak_rss_mb_after": _peak_rss_mb(), "n_output": cert.n_output_records,
+                "peak_rss_mb_after": peak_rss_mb(), "n_output": cert.n_output_records,
                 "passes": cert.extra.get("passes")}
     finally:
         for f in tmp.iterdir():
