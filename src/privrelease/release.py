@@ -15,16 +15,15 @@ import inspect
 import io
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import pandas as pd
 
 from ._version import __version__
-from .engine import SufficientStats, stream_stats
+from .engine import stream_stats
 from .errors import InputDataError, ParameterError, SchemaError
 from .io import atomic_write, file_sha256, iter_table_chunks, table_format
 from .mechanisms import Mechanism, RowAlignedMechanism, SyntheticMechanism, get_mechanism

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
 from .stats import SufficientStats
 
 

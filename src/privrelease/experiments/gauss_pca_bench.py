@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..evaluation.resources import peak_rss_mb
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 NAME = "gauss-pca-bench"
 EPS, DELTA = 1.0, 1e-5
@@ -245,10 +245,7 @@ def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
 
 
 def _figure(result, out_dir):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 3, figsize=(11, 3.4))
     h = result["hapt"]

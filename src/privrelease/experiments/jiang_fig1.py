@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..noise import make_source
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER = {"epsilon": 1.0, "mse_attribute_wise": 6197.27, "mse_component_wise": 2750.08}
 RANGES = {"height_cm": (150.0, 200.0), "weight_kg": (40.0, 130.0)}
@@ -88,10 +88,7 @@ def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
         "note": "The paper's ranges and data are not given: compare ordering and ratio, not digits.",
     }
     write_json(result, out_dir, "jiang-fig1")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     eps = [r["epsilon"] for r in rows]

@@ -21,7 +21,7 @@ from scipy import stats as st
 from ..evaluation import metrics as _metrics
 from ..mechanisms import get_mechanism
 from ._jiang_adult import EPSILONS, AdultData, blas_one_thread, summarize
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER = {
     "energy_top10": "> 0.90",
@@ -133,10 +133,7 @@ def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
 
 
 def _plot(result, out_dir):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 4, figsize=(21, 4.5))
     en = result["energy_cumulative"]

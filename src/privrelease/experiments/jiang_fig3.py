@@ -20,7 +20,7 @@ import numpy as np
 
 from ..evaluation.classification import CLASSIFIERS, train_test_scores
 from ._jiang_adult import EPSILONS, LDA_METHODS, AdultData, blas_one_thread, fit_release, summarize
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER = {
     "best_achievable_accuracy": 0.853, "lowest_achievable_accuracy": 0.755,
@@ -88,10 +88,7 @@ def _verdict(result) -> str:
 
 
 def _plot(result, out_dir):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     eps = [r["epsilon"] for r in result["rows"]]
     fig, ax = plt.subplots(2, 2, figsize=(12, 8))

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..evaluation.distribution import cardinalities, discretize, entropy_bits, kl_divergence_bits
 from ._jiang_adult import EPSILONS, LDA_METHODS, AdultData, fit_release, blas_one_thread, summarize
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER = {"claims": ["DP-LDA entropy close to the original's",
                     "DiffGen-INFOGAIN and DiffGen-MAX entropies about 30 % and 20 % of the original's",
@@ -95,10 +95,7 @@ def _verdict(result) -> str:
 
 
 def _plot(result, out_dir):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     eps = [r["epsilon"] for r in result["rows"]]
     fig, ax = plt.subplots(1, 3, figsize=(15, 4.5))

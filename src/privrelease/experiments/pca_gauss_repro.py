@@ -27,7 +27,6 @@ paper) and one fixed declared choice (P = 10, pca_share = 0.2), fixed before any
 
 from __future__ import annotations
 
-import math
 import time
 from pathlib import Path
 
@@ -37,10 +36,9 @@ import pandas as pd
 from ..datasets import require_dataset
 from ..evaluation.utility import kmeans_silhouette, krr_rmse, svm_accuracy
 from ..mechanisms import get_mechanism
-from ..mechanisms.pca_basis import public_basis
 from ..mechanisms.pca_gauss_baselines import randomized_response
 from ..noise import make_source
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER = "Chanyaswad, Liu, Mittal 2017 (PCA-Gauss, arXiv:1709.00054)"
 FIXED = {"P": 10, "pca_share": 0.2}
@@ -299,10 +297,7 @@ def _bar(ax, res, title, metric):
               "with PubPCA / LapPCA / AG-PCA vs baselines, epsilon = 1")
 @_limited
 def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out_dir = Path(out_dir)
     tasks = {**load_hapt(data_dir, quick, seed), **load_gas(data_dir, quick, seed)}
@@ -349,10 +344,7 @@ def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
               "Table IV: regression (kernel ridge RMSE) on Communities and Crime; PCA-Gauss Alg. 2 vs baselines")
 @_limited
 def run_table4(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out_dir = Path(out_dir)
     tasks = load_crime(data_dir, quick, seed)
@@ -385,10 +377,7 @@ def run_table4(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
               "Table II: clustering (K-means silhouette) on GFE (16 of 18 videos), epsilon = 1, all methods")
 @_limited
 def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out_dir = Path(out_dir)
     X = load_gfe(data_dir, quick, seed)
@@ -457,10 +446,7 @@ def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
               "regression at several epsilons")
 @_limited
 def run_fig1(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     out_dir = Path(out_dir)
     eps_list = [1.0] if quick else [0.25, 0.5, 1.0, 2.0, 4.0]

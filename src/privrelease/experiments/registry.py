@@ -62,6 +62,16 @@ def write_json(result: dict, out_dir: Path, name: str) -> Path:
     return path
 
 
+def pyplot():
+    """``matplotlib.pyplot`` on the non-interactive Agg backend (figures are only written to files)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def save_figure(fig, out_dir: Path, name: str) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{name}.png"

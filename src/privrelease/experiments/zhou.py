@@ -40,7 +40,7 @@ from ..mechanisms.compression import (
     pca_utility_bound,
     truncation_threshold,
 )
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER_NOTE = ("The paper (ISIT 2009) has no experiments: it states Proposition III.4's bound "
               "||P_D(A) - P_D(A+B)||_F <= ||B||_F / delta_D with ||B||_F <= p(tau + Delta_max) = o(1) for "
@@ -157,10 +157,7 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
                    "Theorem V.1's a-priori p(tau + Delta_max)/delta_D is vacuous at every m tried.",
     }
     write_json(result, out_dir, "zhou-pca-bound")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4))
     for ax, r in zip(np.atleast_1d(axes), results):
@@ -263,10 +260,7 @@ def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None)
                    "p = o(n^(1/6)) is what makes the class bound small.",
     }
     write_json(result, out_dir, "zhou-privacy-loss")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
     for i, p in enumerate(ps):

@@ -30,10 +30,10 @@ import pandas as pd
 
 from ..datasets import require_dataset, shared_datasets_dir
 from ..errors import InputDataError, ParameterError
-from ..evaluation.inference_attack import FAST_GRID, Method, evaluate, table_methods
+from ..evaluation.inference_attack import FAST_GRID, evaluate, table_methods
 from ..io.tables import atomic_write
 from ..mechanisms.jupa import UPDATE_RULES
-from .registry import reproduction, save_figure, write_json
+from .registry import pyplot, reproduction, save_figure, write_json
 
 # paper numbers: (utility Coarse, utility Fine, privacy Coarse, privacy Fine), ALGORITHMS.md 7.4
 _LABELS = [m.label for m in table_methods()]
@@ -237,10 +237,7 @@ def _verdict(res) -> str:
 
 
 def _figure(res):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     rows = res["rows"]
     keys = [("utility_coarse", "utility coarse"), ("utility_fine", "utility fine"),

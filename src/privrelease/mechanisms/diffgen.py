@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..errors import InputDataError, ParameterError, SchemaError
-from ..schema.encoding import EncodedDomain
 from .base import R1_LABEL, SyntheticMechanism, register
 
 SCORES = ("infogain", "max")

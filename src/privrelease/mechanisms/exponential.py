@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..schema.encoding import EncodedDomain
-from .base import R1, DataIndependentFit, RowAlignedMechanism, register
+from .base import DataIndependentFit, RowAlignedMechanism, register
 
 
 def utility_sensitivity(domain: EncodedDomain) -> float:

@@ -513,7 +513,7 @@ class GaussPCA(SyntheticMechanism):
         return self
 
     def _fit_model(self, stats: SufficientStats):
-        dom, R, n, p = self.domain_, self.radius_, self.n_, self.domain_.p
+        R, n, p = self.radius_, self.n_, self.domain_.p
         if stats.n != n:
             raise InputDataError(f"the two passes saw different numbers of records ({n} and {stats.n})")
         if self.labelled_ and stats.classes:
@@ -714,7 +714,6 @@ def _mean_direction_basis(S1_full, counts, A_noisy, P):
     """Orthonormal p x P basis: the released class-mean contrasts first (at most C - 1
     directions), then the top eigenvectors of the noisy second moment restricted to their
     orthogonal complement. Only released quantities enter (post-processing)."""
-    p = S1_full.shape[1]
     w = np.maximum(counts, 1.0)
     means = S1_full / w[:, None]
     D = means - (w @ means) / w.sum()  # C x p contrasts, rank <= C - 1

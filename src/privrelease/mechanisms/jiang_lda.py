@@ -15,7 +15,6 @@ Two variants:
 
 from __future__ import annotations
 
-import math
 from typing import ClassVar
 
 import numpy as np

@@ -10,7 +10,7 @@ import numpy as np
 from ..engine.stats import SufficientStats
 from ..linalg import mirror, sorted_eigh, upper
 from ..schema.encoding import EncodedDomain
-from .base import R1, RowAlignedMechanism, register
+from .base import RowAlignedMechanism, register
 
 
 def moment_sensitivity(domain: EncodedDomain) -> float:

@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..schema.encoding import EncodedDomain
-from .base import R1, DataIndependentFit, RowAlignedMechanism, register
+from .base import DataIndependentFit, RowAlignedMechanism, register
 
 
 def identity_sensitivity(domain: EncodedDomain) -> float:
