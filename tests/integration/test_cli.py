@@ -3,22 +3,13 @@
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from privrelease.cli.app import main
+from cli_helpers import run_cli
 from privrelease.datasets import example_paths
 from privrelease.schema import Encoder, Schema
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args) + [] if args[0] == "--debug" else list(args))
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code or 0, out.out, out.err
 
 
 @pytest.mark.parametrize("mechanism", ["jiang-pca", "laplace"])

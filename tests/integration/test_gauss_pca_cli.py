@@ -5,16 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from privrelease.cli.app import main
+from cli_helpers import run_cli
 from privrelease.datasets import shared_datasets_dir
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(list(args))
-        raise SystemExit(0)
-    out = capsys.readouterr()
-    return exc.value.code or 0, out.out, out.err
 
 
 def test_release_without_mechanism_uses_gauss_pca(tmp_path, capsys):

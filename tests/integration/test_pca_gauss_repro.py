@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import math
 
-import numpy as np
 import pytest
 
 from privrelease.datasets import shared_datasets_dir
