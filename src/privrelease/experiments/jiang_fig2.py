@@ -132,6 +132,20 @@ def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     return result
 
 
+def _mse_panel(a, result, eps, key, title, ylabel=None):
+    """MSE over epsilon of every PCA k and the two baselines, one panel."""
+    for k in result["ks"]:
+        a.plot(eps, [r[key][f"PCA k={k}"]["mean"] for r in result["rows"]], "-", lw=1, label=f"PCA k={k}")
+    for base, style in (("LAP", "k--o"), ("EXP", "r--s")):
+        a.plot(eps, [r[key][base]["mean"] for r in result["rows"]], style, label=base)
+    a.set_yscale("log")
+    a.set_xlabel("epsilon")
+    if ylabel:
+        a.set_ylabel(ylabel)
+    a.set_title(title)
+    a.legend(fontsize=6, ncol=2)
+
+
 def _plot(result, out_dir):
     plt = pyplot()
 
@@ -144,23 +158,8 @@ def _plot(result, out_dir):
     ax[0].set_ylabel("cumulative energy (%)")
     ax[0].set_title("(a) eigen-energy of Adult")
     eps = [r["epsilon"] for r in result["rows"]]
-    for k in result["ks"]:
-        ax[1].plot(eps, [r["mse"][f"PCA k={k}"]["mean"] for r in result["rows"]], "-", lw=1, label=f"PCA k={k}")
-    for base, style in (("LAP", "k--o"), ("EXP", "r--s")):
-        ax[1].plot(eps, [r["mse"][base]["mean"] for r in result["rows"]], style, label=base)
-    ax[1].set_yscale("log")
-    ax[1].set_xlabel("epsilon")
-    ax[1].set_ylabel("MSE (encoded scale)")
-    ax[1].legend(fontsize=6, ncol=2)
-    ax[1].set_title("(b) MSE vs epsilon (decoded)")
-    for k in result["ks"]:
-        ax[3].plot(eps, [r["mse_raw"][f"PCA k={k}"]["mean"] for r in result["rows"]], "-", lw=1, label=f"PCA k={k}")
-    for base, style in (("LAP", "k--o"), ("EXP", "r--s")):
-        ax[3].plot(eps, [r["mse_raw"][base]["mean"] for r in result["rows"]], style, label=base)
-    ax[3].set_yscale("log")
-    ax[3].set_xlabel("epsilon")
-    ax[3].set_title("(b') MSE vs epsilon (raw released values)")
-    ax[3].legend(fontsize=6, ncol=2)
+    _mse_panel(ax[1], result, eps, "mse", "(b) MSE vs epsilon (decoded)", "MSE (encoded scale)")
+    _mse_panel(ax[3], result, eps, "mse_raw", "(b') MSE vs epsilon (raw released values)")
     r1 = next((r for r in result["rows"] if r["epsilon"] == 1.0), result["rows"][-1])
     labels = [f"PCA k={k}" for k in result["ks"]] + ["LAP", "EXP"]
     ax[2].bar(range(len(labels)), [r1["mse"][lab]["mean"] for lab in labels],
