@@ -493,6 +493,15 @@ class GaussPCA(SyntheticMechanism):
         Called on *raw* statistics without :meth:`fit_centre` first, this is the one-pass
         variant: centre from ``stats.s1``, radius = the schema's bound around it (no row
         is clipped), statistics of ``x - c`` obtained algebraically.
+
+        Notes
+        -----
+        The one-pass sensitivities (centre ``min(diam, 2 B)``, sums and moments with the radius
+        ``r_dom(c, B)``) hold only for rows already scaled into the public ball ``||x|| <= B``:
+        one replaced record then moves each sum by at most ``||x - x'|| <= 2 B``. Raw statistics
+        of unscaled rows would move by up to the domain's diameter (5 times more for one column
+        in [0, 1] with B = 0.1), so statistics whose ``preprocessing`` is not
+        :meth:`record_preprocessing` are refused (docs/derivations.md).
         """
         if stats.s2 is None:
             raise InputDataError("gauss-pca needs second moments in the statistics")
