@@ -120,3 +120,24 @@ def test_jiang_pca_infinite_epsilon_is_nonprivate_pca(small_schema, small_df):
     m = JiangPCA(epsilon=float("inf"), n_components=3).fit(X)
     ref = PCA(3).fit(X)
     assert np.allclose(m.transform(X), ref.inverse_transform(ref.transform(X)))
+
+
+@pytest.mark.parametrize("cls", MECHS, ids=IDS)
+def test_declared_capabilities_match_the_methods(cls):
+    """The release pipeline picks its strategy from ``capabilities`` alone; each declared kind of pass must
+    have the method it calls, and nothing else is read from the class."""
+    from privrelease.mechanisms import Capabilities, RowAlignedMechanism
+
+    caps = cls.capabilities
+    assert isinstance(caps, Capabilities)
+    if caps.passes == "statistics":
+        assert cls.fit_stats is not RowAlignedMechanism.fit_stats and callable(getattr(cls, "fit_stats", None))
+    if caps.passes == "multi-pass":
+        assert callable(getattr(cls, "fit_passes", None)) and callable(getattr(cls, "fit_stats", None))
+    if caps.passes == "stream":
+        assert callable(getattr(cls, "fit_stream", None))
+    if caps.samples_in_chunks or caps.fixed_output_rows:
+        assert cls.output_kind != "row-aligned"
+    for flag in ("multi_pass", "can_stream", "needs_stats", "samples_in_chunks", "fixed_output_rows",
+                 "uses_label", "needs_target"):
+        assert flag not in vars(cls), f"{cls.name}: '{flag}' is declared outside capabilities"

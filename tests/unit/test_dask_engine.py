@@ -38,3 +38,17 @@ def test_release_file_dask_engine_matches_local(tmp_path, small_schema, small_df
         release_file(inp, small_schema, out, "jiang-pca", 1.0, rng=5, n_components=3, engine=engine)
         outs[engine] = pd.read_csv(out)
     pd.testing.assert_frame_equal(outs["local"], outs["dask"])
+
+
+def test_dask_engine_refuses_a_mechanism_that_fits_on_records(tmp_path, small_schema, small_df):
+    """A mechanism whose declared passes need the records in memory is refused on the dask engine
+    (it used to run on the client silently, whatever the engine)."""
+    from privrelease import release_file
+    from privrelease.errors import ParameterError
+    from privrelease.io import write_table
+
+    inp = tmp_path / "in.csv"
+    write_table(small_df, inp)
+    with pytest.raises(ParameterError, match="--engine local"):
+        release_file(inp, small_schema, tmp_path / "o.csv", "jiang-lda", 1.0, rng=0, engine="dask")
+    assert not (tmp_path / "o.csv").exists()

@@ -62,6 +62,8 @@ def check_release_privacy(cls, epsilon, delta, n: int) -> tuple[float | None, fl
     Mechanisms without epsilon (distributional ones) pass ``epsilon=None``.
     """
     if epsilon is not None:
+        if isinstance(epsilon, (int, float)) and epsilon == float("inf"):
+            raise ParameterError("epsilon must be finite: epsilon = inf would release the data without noise")
         epsilon = check_epsilon(epsilon, allow_inf=False)
         msg = epsilon_warning(epsilon)
         if msg:
