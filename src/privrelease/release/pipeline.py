@@ -280,5 +280,13 @@ def _output_frames(plan: Plan, fitted: Fitted, source: FileSource, n_synthetic):
         step = source.chunk_rows
         blocks = (fitted.X[s:s + step] for s in range(0, fitted.X.shape[0], step))
     else:
-        blocks = (plan.record_map.encode(df).X for df in source.chunks())
+        blocks = _encoded_blocks(plan, source)
     return (decode_output(mech, mech.transform(X), None, enc, None) for X in blocks)
+
+
+def _encoded_blocks(plan: Plan, source: FileSource):
+    """Encoded feature chunks of a fresh pass (row offsets kept, so errors name the file's rows)."""
+    offset = 0
+    for df in source.chunks():
+        yield plan.record_map.encode(df, offset).X
+        offset += len(df)
