@@ -211,3 +211,18 @@ def test_permission_error_on_the_output_folder_exits_2_before_reading(tmp_path, 
     code, _, err = _release(capsys, data, schema, "--out", tmp_path / "o.csv")
     _one_line_error(code, err, "cannot write the table into", "Permission denied")
     assert ".tmp" not in err
+
+
+def test_n_synthetic_is_checked_before_the_data_are_read(tmp_path, capsys, adult_slice, monkeypatch):
+    """A bad --n-synthetic was found only after the fit (ledger charged, then cancelled), and a row-aligned
+    mechanism ignored it silently; both are refused before anything is read."""
+    from privrelease.mechanisms.laplace import LaplaceIdentity
+
+    data, schema = adult_slice
+    code, _, err = _release(capsys, data, schema, "--out", tmp_path / "o.csv", "--n-synthetic", "0",
+                            mechanism="gauss-pca")
+    _one_line_error(code, err, "n_synthetic")
+    monkeypatch.setattr(LaplaceIdentity, "fit_stats", lambda *a, **k: pytest.fail("the data were read"))
+    code, _, err = _release(capsys, data, schema, "--out", tmp_path / "o.csv", "--n-synthetic", "10")
+    _one_line_error(code, err, "synthetic mechanisms only")
+    assert not (tmp_path / "o.csv").exists()

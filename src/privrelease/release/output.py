@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ParameterError
-from ..mechanisms import Mechanism
+from ..mechanisms import Mechanism, RowAlignedMechanism
 
 
 def decode_output(mech, X, ys, enc, lab) -> pd.DataFrame:
@@ -34,7 +34,13 @@ def decode_output(mech, X, ys, enc, lab) -> pd.DataFrame:
 
 
 def n_draw(mech, n_synthetic, n):
-    """Records to draw from a synthetic mechanism (None when its output size is one of its parameters)."""
+    """Records to draw from a synthetic mechanism (None when its output size is one of its parameters);
+    checked before the data are read."""
+    if isinstance(mech, RowAlignedMechanism):
+        if n_synthetic is not None:
+            raise ParameterError(f"mechanism '{mech.name}' releases one row per input row; n_synthetic "
+                                 f"(--n-synthetic) applies to synthetic mechanisms only")
+        return None
     if mech.capabilities.fixed_output_rows:
         if n_synthetic is not None:
             raise ParameterError(f"mechanism '{mech.name}' releases a number of rows fixed by its parameters; "

@@ -77,12 +77,13 @@ def release(
     plan = construct(schema, mechanism, epsilon, delta, rng, len(data), on_out_of_bounds, **params)
     chunk = plan.record_map.encode(data)
     mech = plan.mechanism
+    m = n_draw(mech, n_synthetic, plan.n)
     with ledger_charge(ledger, dataset_id, budget, plan):
         mech.fit(chunk.X, chunk.y)
         if isinstance(mech, RowAlignedMechanism):
             out = decode_output(mech, mech.transform(chunk.X), None, plan.encoder, None)
         else:
-            Xs, ys = mech.sample(n_draw(mech, n_synthetic, plan.n))
+            Xs, ys = mech.sample(m)
             out = decode_output(mech, Xs, ys, plan.encoder, plan.label_encoder)
     out_hash = hashlib.sha256(out.to_csv(index=False).encode()).hexdigest()
     cert = make_certificate(plan, len(out), list(out.columns), out_hash)
@@ -162,6 +163,7 @@ def release_file(
     n = count_rows(input_path, schema)  # the public n (also checks that the input can be read)
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
     strategy = pick_strategy(plan.mechanism, engine)
+    m = n_draw(plan.mechanism, n_synthetic, n)
     targets = {"table": out_path}
     if certificate_path is not None:
         targets.update(certificate=Path(certificate_path), diagnostics=diagnostics_path(certificate_path))
@@ -170,7 +172,7 @@ def release_file(
             fitted = STRATEGIES[strategy](plan, source, engine, progress)
             if fitted.n != plan.n:
                 raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
-            frames = _output_frames(plan, fitted, source, n_synthetic)
+            frames = _output_frames(plan, fitted, source, m)
             n_out, cols = write_frames(frames, tx.temp("table"), fmt, str(out_path).lower().endswith(".gz"),
                                        progress)
             cert = make_certificate(plan, n_out, cols, file_sha256(tx.temp("table")))
@@ -271,11 +273,11 @@ STRATEGIES = {"memory": _fit_memory, "statistics": _fit_statistics, "multi-pass"
               "stream": _fit_stream}
 
 
-def _output_frames(plan: Plan, fitted: Fitted, source: FileSource, n_synthetic):
+def _output_frames(plan: Plan, fitted: Fitted, source: FileSource, m: int | None):
     """Released tables chunk by chunk: row-aligned transforms of each input chunk, or synthetic draws."""
     mech, enc, lab = plan.mechanism, plan.encoder, plan.label_encoder
     if not isinstance(mech, RowAlignedMechanism):
-        return synthetic_frames(mech, n_draw(mech, n_synthetic, fitted.n), enc, lab, source.chunk_rows)
+        return synthetic_frames(mech, m, enc, lab, source.chunk_rows)
     if fitted.X is not None:
         step = source.chunk_rows
         blocks = (fitted.X[s:s + step] for s in range(0, fitted.X.shape[0], step))
