@@ -52,3 +52,20 @@ def test_dask_engine_refuses_a_mechanism_that_fits_on_records(tmp_path, small_sc
     with pytest.raises(ParameterError, match="--engine local"):
         release_file(inp, small_schema, tmp_path / "o.csv", "jiang-lda", 1.0, rng=0, engine="dask")
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_dask_and_local_maps_give_the_same_statistics_and_clip_counts(small_schema, small_df):
+    """Both engines run RecordMap.stats: same sums after the same preprocessing, and the clip counts are
+    gathered from the partitions too (the Dask path used to drop them)."""
+    from privrelease.engine import stream_stats
+
+    df = small_df.copy()
+    df.loc[[3, 50, 120], "age"] = 140  # clipped to the upper bound, counted
+    rmap = RecordMap(Encoder(small_schema, ["age", "score", "color"]), Encoder(small_schema, ["label"]),
+                     preprocessing=(("row_norm_bound", 0.8),), n_classes=2)
+    d = dask_stats(dd.from_pandas(df, npartitions=4), rmap, scheduler="synchronous")
+    local = stream_stats((df.iloc[i:i + 50] for i in range(0, len(df), 50)), rmap)
+    assert d.n == local.n == 200 and d.clip_counts == local.clip_counts == {"age": 3}
+    assert np.allclose(d.s2, local.s2) and np.allclose(d.classes[1].s1, local.classes[1].s1)
+    assert d.preprocessing == local.preprocessing == (("row_norm_bound", 0.8),)
+    assert np.all(np.linalg.norm(Encoder(small_schema, ["age", "score", "color"]).encode(df).X, axis=1) > 0.8)
