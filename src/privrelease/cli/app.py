@@ -71,7 +71,7 @@ def release(
     example: Optional[str] = typer.Option(None, "--example", help="Use a bundled example instead of INPUT/--schema: adult."),
     mechanism: Optional[str] = typer.Option(None, "--mechanism", "-m", help="Mechanism name (see `privrelease mechanisms`)."),
     epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Privacy budget epsilon > 0."),
-    delta: Optional[float] = typer.Option(None, "--delta", help="delta for (epsilon, delta)-DP mechanisms."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="delta for (epsilon, delta)-DP mechanisms; < 1/n, default min(1e-5, 1/(10 n))."),
     out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .csv.gz or .parquet); written atomically."),
     certificate: Optional[Path] = typer.Option(
         None, "--certificate", "-c",
@@ -80,7 +80,7 @@ def release(
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seeded noise for experiments (NOT for real releases)."),
     param: List[str] = typer.Option([], "--param", "-p", help="Mechanism parameter key=value (repeatable)."),
-    on_out_of_bounds: str = typer.Option("clip", "--on-out-of-bounds", help="clip (count in certificate) or error."),
+    on_out_of_bounds: str = typer.Option("clip", "--on-out-of-bounds", help="clip (counted in the private diagnostics) or error."),
     n_synthetic: Optional[int] = typer.Option(None, "--n-synthetic", help="Synthetic records to draw (synthetic mechanisms)."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="SQLite budget ledger file."),
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Dataset identifier in the ledger."),
