@@ -316,6 +316,7 @@ class DiffGen(SyntheticMechanism):
             raise ParameterError(f"DiffGen would release {n_cells} cells; lower n_specializations")
         flat = np.ravel_multi_index(tuple(at["assign"] for at in attrs) + (y,), shape)
         counts = np.bincount(flat, minlength=n_cells).astype(np.float64)
+        self.source_.set_value_bound(float(n))  # every cell count lies in [0, n]
         noisy, scale = self.source_.add_laplace(counts, 2.0, eps_rem, coords=n_cells)
         noisy = np.maximum(np.ceil(noisy - 1e-9 * (scale == 0)), 0).astype(np.int64)
         keep = np.flatnonzero(noisy > 0)

@@ -480,6 +480,10 @@ class GaussPCA(SyntheticMechanism):
         self.n_ = int(n)
         self.labelled_ = bool(labelled)
         B = self.row_norm_bound
+        # public bound on every noised value, for the secure grid: per record, coordinates in
+        # [0, 1], squared distances to c and squared radii at most (||x|| + ||c||)^2 <= r_max^2
+        r_max = dom.max_l2_norm + math.sqrt(dom.p)
+        self.source_.set_value_bound(float(n) * max(1.0, 4.0 * r_max**2))
         s1n = self._gauss(s1, centre_sensitivity(dom, B), "centre", coords=dom.p)
         self.centre_ = np.clip(s1n / n, 0.0, 1.0)
         r_dom = domain_radius(dom, self.centre_, B)

@@ -408,6 +408,8 @@ class JiangLDA(SyntheticMechanism):
         self.notes_ = []
         if "guarantee" in self.__dict__:
             del self.__dict__["guarantee"]
+        # public bound for the secure grid: counts, sums and products of [0, 1] entries are within [0, n]
+        self.source_.set_value_bound(float(n))
         if self.paper_faithful:
             s = paper_lda_sensitivity(dom)
             S1n, scale = self.source_.add_laplace(S1, s, eps, coords=S1.size)

@@ -119,7 +119,8 @@ def laplace_basis(stats, k: int, epsilon: float, source) -> PCABasis:
     c = public_centre(p)
     S = centred_second_moment(stats, c)
     sens = lap_pca_sensitivity(p)
-    noisy, scale = source.add_laplace(upper(S), sens, epsilon, coords=p * (p + 1) // 2)
+    with source.value_bound(max(stats.n / 4.0, 1.0)):  # entries of u u^T lie in [-1/4, 1/4]
+        noisy, scale = source.add_laplace(upper(S), sens, epsilon, coords=p * (p + 1) // 2)
     V = top_eigenvectors(mirror(noisy, p), k).T.copy()
     return PCABasis(V, c, "laplace", PrivacyCost(epsilon), {"lap_pca_upper_l1": sens},
                     {"lap_pca": scale}, released={"second_moment_upper": noisy})
@@ -138,7 +139,8 @@ def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source) -> 
     A = centred_second_moment(stats, c) / (p / 4.0)
     mult = analytic_gaussian_multiplier(epsilon, delta)
     d2 = analyze_gauss_l2_sensitivity()
-    noisy, std = source.add_gaussian(upper(A), d2, mult, coords=p * (p + 1) // 2)
+    with source.value_bound(max(float(stats.n), 1.0)):  # entries of w w^T lie in [-1, 1]
+        noisy, std = source.add_gaussian(upper(A), d2, mult, coords=p * (p + 1) // 2)
     V = top_eigenvectors(mirror(noisy, p), k).T.copy()
     return PCABasis(V, c, "analyze-gauss", PrivacyCost(epsilon, delta), {"gram_upper_l2": d2},
                     {"analyze_gauss_std": std}, released={"gram_upper": noisy})

@@ -192,6 +192,16 @@ class _PCAGaussBase(SyntheticMechanism):
     def _radius(self, p: int) -> float:
         return float(self.clip_radius) if self.clip_radius is not None else math.sqrt(p) / 2.0
 
+    def _declare_value_bound(self, n: int, p: int) -> None:
+        """Public bound on every noised value, for the secure grid: ``n max(1, p, (R + 1/2)^2)``.
+
+        Per record: counts 1; centred coordinates and targets ``|u_j| <= 1/2``, entries of
+        ``u u^T`` at most 1/4 and its trace ``p / 4``; with empirical centring the
+        eigenvalues of ``n C`` are at most ``n p``; projected ``|z_j| <= R``, entries of
+        ``(z, t)(z, t)^T`` at most ``(R + 1/2)^2``; unit rows for Analyze Gauss.
+        """
+        self.source_.set_value_bound(float(n) * max(1.0, float(p), (self._radius(p) + 0.5) ** 2))
+
     def _project(self, basis: PCABasis, X):
         Z = basis.project(X)
         if self.clip_radius is not None:
@@ -390,6 +400,7 @@ class PCAGauss(_PCAGaussBase):
             raise InputDataError("pca-gauss needs at least 2 records")
         self.output_space_ = self._out_space()
         self.domain_ = dom
+        self._declare_value_bound(stats.n, dom.p)
         self.sensitivities_, self.noise_scales_, self.budget_split_ = {}, {}, {}
         self.residual_var_ = 0.0
         self.n_ = stats.n
@@ -534,6 +545,7 @@ class PCAGaussSupervised(_PCAGaussBase):
         k = self._validate(dom.p)
         self.output_space_ = self._out_space()
         self.domain_ = dom
+        self._declare_value_bound(X.shape[0], dom.p)
         self.sensitivities_, self.noise_scales_, self.budget_split_ = {}, {}, {}
         self.guarantee = "(epsilon,delta)-DP" if self.pca_source == "analyze-gauss" and self.is_private \
             else type(self).guarantee
@@ -685,6 +697,7 @@ class PCAGMM(_PCAGaussBase):
         k = self._validate(dom.p)
         self.output_space_ = self._out_space()
         self.domain_ = dom
+        self._declare_value_bound(stats.n, dom.p)
         self.sensitivities_, self.noise_scales_, self.budget_split_ = {}, {}, {}
         self.n_ = stats.n
         self.classes_ = np.arange(C)

@@ -60,16 +60,20 @@ class _ProjectedIdentity(DataIndependentFit, RowAlignedMechanism):
         self.domain_ = dom
         self.sensitivities_ = {"projected_row_l1": sens}
         self.budget_split_ = {"projected rows (each record, parallel)": eps}
-        self.noise_scales_ = {"projected_rows": sens / eps if math.isfinite(eps) else 0.0}
+        # public bound of a projected value: |w . (x - c)| <= ||w|| sqrt(p) / 2
+        self.projection_bound_ = float(np.linalg.norm(W, axis=1).max(initial=0.0)) * math.sqrt(dom.p) / 2.0 or 1.0
+        with self.source_.value_bound(self.projection_bound_):
+            scale = self.source_.laplace_noise_scale(sens, eps, W.shape[0])
+        self.noise_scales_ = {"projected_rows": scale}
         self._set_cost(eps)
         self.output_columns_ = [f"r{i + 1}" for i in range(W.shape[0])] if self.output_space == "reduced" else None
 
     def transform(self, X):
         X = np.asarray(X, dtype=np.float64)
         Y = (X - CENTRE) @ self.components_.T
-        Y, scale = self.source_.add_laplace(Y, self.sensitivities_["projected_row_l1"], self.privacy_cost_.epsilon,
+        with self.source_.value_bound(self.projection_bound_):
+            Y, _ = self.source_.add_laplace(Y, self.sensitivities_["projected_row_l1"], self.privacy_cost_.epsilon,
                                             coords=Y.shape[1])
-        self.noise_scales_["projected_rows"] = scale
         if self.output_space == "reduced":
             return Y
         return Y @ np.linalg.pinv(self.components_).T + CENTRE
@@ -276,6 +280,7 @@ class MODIPS(SyntheticMechanism):
         per = [st.classes.get(c, SufficientStats(p=dom.p)) for c in range(C)] if labelled else [st]
         counts = np.array([s.n for s in per], dtype=float)
         p = dom.p
+        self.source_.set_value_bound(float(st.n))  # counts, sums of |x - c| <= 1/2 and of products <= 1/4
         if labelled and math.isfinite(eps):
             counts, self.noise_scales_["counts"] = self.source_.add_laplace(counts, 2.0, e["counts"], coords=C)
         n_hat = np.maximum(counts, 2.0)
@@ -383,6 +388,7 @@ class BlockiJL(SyntheticMechanism):
             y = np.asarray(y).astype(np.int64)
             C = int(self.n_classes) if self.n_classes is not None else int(y.max()) + 1
             counts = np.bincount(y, minlength=C).astype(float)
+            self.source_.set_value_bound(float(X.shape[0]))  # counts are within [0, n]
             counts, _ = self.source_.add_laplace(counts, 2.0, 0.05 * eps, coords=C)
             self.class_counts_ = np.maximum(counts, 1.0)
             e_model = 0.95 * eps
