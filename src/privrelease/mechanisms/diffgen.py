@@ -337,7 +337,9 @@ class DiffGen(SyntheticMechanism):
         flat = np.ravel_multi_index(tuple(at["assign"] for at in attrs) + (y,), shape)
         counts = np.bincount(flat, minlength=n_cells).astype(np.float64)
         self.source_.set_value_bound(float(n))  # every cell count lies in [0, n]
-        noisy, scale = self.source_.add_laplace(counts, 2.0, eps_rem, coords=n_cells)
+        self.noise_scales_ = {}
+        noisy = self._laplace("counts", counts, 2.0, eps_rem, coords=n_cells)
+        scale = self.noise_scales_["counts"]
         noisy = np.maximum(np.ceil(noisy - 1e-9 * (scale == 0)), 0).astype(np.int64)
         keep = np.flatnonzero(noisy > 0)
         idx = np.unravel_index(keep, shape)
@@ -350,8 +352,8 @@ class DiffGen(SyntheticMechanism):
         self.domain_ = dom
         self.n_ = n
         self.sensitivities_ = {"score": self.delta_u_, "counts_l1": 2.0}
-        self.noise_scales_ = {"counts": scale, "exponential_mechanism_temperature":
-                              (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0}
+        self.noise_scales_["exponential_mechanism_temperature"] = \
+            (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0
         self.budget_split_ = {"root split points (eps' per numeric attribute)": spent["root"],
                               "specialisation choices (eps' each)": spent["choices"],
                               "child split points (2 eps' per numeric specialisation)": spent["children"],

@@ -393,10 +393,8 @@ class GaussPCA(SyntheticMechanism):
     def _gauss(self, value, sens, part, coords):
         """Gaussian mechanism spending ``rho_split_[part]``; records the noise std."""
         nm = zcdp_noise_multiplier(self.rho_split_[part])
-        noisy, std = self.source_.add_gaussian(np.asarray(value, dtype=np.float64), sens, nm, coords)
         self.sensitivities_[f"{part}_l2"] = float(sens)
-        self.noise_scales_[f"{part}_std"] = float(std)
-        return noisy
+        return self._gaussian(f"{part}_std", np.asarray(value, dtype=np.float64), sens, nm, coords)
 
     # ---- fitting ------------------------------------------------------------------------
     def fit(self, X, y=None):

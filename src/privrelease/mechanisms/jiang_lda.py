@@ -412,11 +412,11 @@ class JiangLDA(SyntheticMechanism):
         self.source_.set_value_bound(float(n))
         if self.paper_faithful:
             s = paper_lda_sensitivity(dom)
-            S1n, scale = self.source_.add_laplace(S1, s, eps, coords=S1.size)
-            U, _ = self.source_.add_laplace(upper(stats.s2), s, eps, coords=p * (p + 1) // 2)
+            self.noise_scales_ = {}
+            S1n = self._laplace("class_sums", S1, s, eps, coords=S1.size)
+            U = self._laplace("second_moment", upper(stats.s2), s, eps, coords=p * (p + 1) // 2)
             n_hat = counts.astype(np.int64)
             self.sensitivities_ = {"paper_single_numerator": s}
-            self.noise_scales_ = {"class_sums": scale, "second_moment": scale}
             self.budget_split_ = {"paper: all statistics, one scale": eps}
             self.guarantee = NOT_DP
             self.notes_ = [
@@ -428,15 +428,14 @@ class JiangLDA(SyntheticMechanism):
             e_n, e_1, e_2 = (eps * s for s in self._shares())
             sens = lda_sensitivities(dom, K)
             # 1. class counts (K - 1 released; the last is n minus their sum)
-            c_noisy, count_scale = self.source_.add_laplace(counts[:-1], sens["counts"], e_n, coords=K - 1)
+            self.noise_scales_ = {}
+            c_noisy = self._laplace("counts", counts[:-1], sens["counts"], e_n, coords=K - 1)
             c_all = np.append(c_noisy, n - c_noisy.sum())
             n_hat = largest_remainder(np.round(np.clip(c_all, 1.0, None)), n, minimum=1)
             # 2. class sums, 3. pooled second moment
-            S1n, sum_scale = self.source_.add_laplace(S1, sens["class_sums"], e_1, coords=S1.size)
-            U, sm_scale = self.source_.add_laplace(upper(stats.s2), sens["second_moment"], e_2,
-                                                   coords=p * (p + 1) // 2)
+            S1n = self._laplace("class_sums", S1, sens["class_sums"], e_1, coords=S1.size)
+            U = self._laplace("second_moment", upper(stats.s2), sens["second_moment"], e_2, coords=p * (p + 1) // 2)
             self.sensitivities_ = sens
-            self.noise_scales_ = {"counts": count_scale, "class_sums": sum_scale, "second_moment": sm_scale}
             self.budget_split_ = {"counts": e_n, "class_sums": e_1, "second_moment": e_2}
         self.class_counts_ = np.asarray(n_hat, dtype=np.int64)
         self.class_sums_ = S1n

@@ -125,7 +125,8 @@ class JiangPCA(RowAlignedMechanism):
         T = np.concatenate([stats.s1, upper(stats.s2)])
         # public bound for the secure grid: every entry of x and x x^T lies in [0, 1]
         self.source_.set_value_bound(float(n))
-        T_noisy, moment_scale = self.source_.add_laplace(T, s, eps1, coords=T.size)
+        self.noise_scales_ = {}
+        T_noisy = self._laplace("moments", T, s, eps1, coords=T.size)
         s1 = T_noisy[:p]
         s2 = mirror(T_noisy[p:], p)
         self.n_ = n
@@ -139,8 +140,8 @@ class JiangPCA(RowAlignedMechanism):
         self.budget_split_ = {"moments": eps1, "projection": eps2}
         self.projection_bound_ = dom.max_l2_norm + float(np.linalg.norm(self.mean_))
         with self.source_.value_bound(self.projection_bound_):
-            proj_scale = self.source_.laplace_noise_scale(self.sensitivities_["projection_l1"], eps2, k)
-        self.noise_scales_ = {"moments": moment_scale, "projection": proj_scale}
+            self.noise_scales_["projection"] = self.source_.laplace_noise_scale(self.sensitivities_["projection_l1"],
+                                                                                eps2, k)
         self._set_cost(eps)
         return self
 

@@ -108,31 +108,37 @@ def analyze_gauss_l2_sensitivity() -> float:
 
 # ---- sources ----------------------------------------------------------------------
 
-def laplace_basis(stats, k: int, epsilon: float, source) -> PCABasis:
+def laplace_basis(stats, k: int, epsilon: float, source, noise_scales: dict | None = None) -> PCABasis:
     """LapPCA (corrected, public centre): epsilon-DP top-k basis from noisy ``sum u u^T``.
 
     Noise ``Lap(M (M + 1) / (8 epsilon))`` on each upper-triangle entry, mirrored
     (symmetric by construction); eigenvectors of a symmetric matrix are unaffected by
     the paper's optional diagonal shift, so none is applied. Cost ``O(n M^2 + M^3)``.
+    The scale is written into ``noise_scales`` (when given) before the draw.
     """
     p = stats.p
     c = public_centre(p)
     S = centred_second_moment(stats, c)
     sens = lap_pca_sensitivity(p)
     with source.value_bound(max(stats.n / 4.0, 1.0)):  # entries of u u^T lie in [-1/4, 1/4]
-        noisy, scale = source.add_laplace(upper(S), sens, epsilon, coords=p * (p + 1) // 2)
+        scale = source.laplace_noise_scale(sens, epsilon, p * (p + 1) // 2)  # calibrated before the draw
+        if noise_scales is not None:
+            noise_scales["lap_pca"] = scale
+        noisy, _ = source.add_laplace(upper(S), sens, epsilon, coords=p * (p + 1) // 2)
     V = top_eigenvectors(mirror(noisy, p), k).T.copy()
     return PCABasis(V, c, "laplace", PrivacyCost(epsilon), {"lap_pca_upper_l1": sens},
                     {"lap_pca": scale}, released={"second_moment_upper": noisy})
 
 
-def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source) -> PCABasis:
+def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source,
+                        noise_scales: dict | None = None) -> PCABasis:
     """AG-PCA: (epsilon, delta)-DP top-k basis (Analyze Gauss on unit-norm rows).
 
     Rows ``w = (x - c) / (sqrt(M) / 2)`` have ``||w||_2 <= 1`` (public scaling, no
     data-dependent clipping). ``A = sum w w^T`` gets Gaussian noise on its upper
     triangle with ``std = Delta_2 * s(epsilon, delta)``, ``Delta_2 = sqrt(2)`` (R1, T2)
     and ``s`` from the analytic Gaussian mechanism; mirrored; top-k eigenvectors.
+    The standard deviation is written into ``noise_scales`` (when given) before the draw.
     """
     p = stats.p
     c = public_centre(p)
@@ -140,7 +146,10 @@ def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source) -> 
     mult = analytic_gaussian_multiplier(epsilon, delta)
     d2 = analyze_gauss_l2_sensitivity()
     with source.value_bound(max(float(stats.n), 1.0)):  # entries of w w^T lie in [-1, 1]
-        noisy, std = source.add_gaussian(upper(A), d2, mult, coords=p * (p + 1) // 2)
+        std = source.gaussian_noise_std(d2, mult, p * (p + 1) // 2)  # calibrated before the draw
+        if noise_scales is not None:
+            noise_scales["analyze_gauss_std"] = std
+        noisy, _ = source.add_gaussian(upper(A), d2, mult, coords=p * (p + 1) // 2)
     V = top_eigenvectors(mirror(noisy, p), k).T.copy()
     return PCABasis(V, c, "analyze-gauss", PrivacyCost(epsilon, delta), {"gram_upper_l2": d2},
                     {"analyze_gauss_std": std}, released={"gram_upper": noisy})

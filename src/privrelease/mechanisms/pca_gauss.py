@@ -167,7 +167,7 @@ class _PCAGaussBase(SyntheticMechanism):
             if X is None:
                 raise ParameterError("pca_source='split' needs the records (fit), not merged statistics (fit_stats)")
             mask = split_rows(X.shape[0], self.split_fraction, self.source_)
-            b = laplace_basis(SufficientStats.from_matrix(X[mask]), k, eps, self.source_)
+            b = laplace_basis(SufficientStats.from_matrix(X[mask]), k, eps, self.source_, self.noise_scales_)
             b.source = "split"
             b.notes.append(f"LapPCA on {int(mask.sum())} set-aside records with the full epsilon; the model uses "
                            f"the other {int((~mask).sum())}: parallel composition over a data-independent partition")
@@ -179,9 +179,9 @@ class _PCAGaussBase(SyntheticMechanism):
             return PCABasis(V, c, src + " (epsilon=inf: exact PCA)"), eps, None
         eps_pca = eps * self.pca_share
         if src == "laplace":
-            b = laplace_basis(stats, k, eps_pca, self.source_)
+            b = laplace_basis(stats, k, eps_pca, self.source_, self.noise_scales_)
         else:
-            b = analyze_gauss_basis(stats, k, eps_pca, float(self.delta), self.source_)
+            b = analyze_gauss_basis(stats, k, eps_pca, float(self.delta), self.source_, self.noise_scales_)
         return b, eps - eps_pca, None
 
     @property
@@ -230,24 +230,21 @@ class _PCAGaussBase(SyntheticMechanism):
         p, k = basis.components.shape[1], basis.n_components
         S = centred_second_moment(stats, basis.centre)
         r = float(np.trace(S) - np.trace(basis.components @ S @ basis.components.T))
-        noisy, scale = self.source_.add_laplace(np.array([r]), residual_sensitivity(p), eps_res, coords=1)
-        self.released_residual_ = float(noisy[0])
         self.sensitivities_["residual_l1"] = residual_sensitivity(p)
-        self.noise_scales_["residual"] = scale
+        noisy = self._laplace("residual", np.array([r]), residual_sensitivity(p), eps_res, coords=1)
+        self.released_residual_ = float(noisy[0])
         return max(float(noisy[0]), 0.0) / (stats.n * max(p - k, 1))
 
     # -- noisy Gaussian moments -----------------------------------------------
     def _noisy_gaussian(self, s: SufficientStats, sens: dict, eps_mu: float, eps_sigma: float,
                         n_hat: float, key: str):
         k = s.p
-        s1, sc1 = self.source_.add_laplace(s.s1, sens["sums_l1"], eps_mu, coords=k)
-        u, sc2 = self.source_.add_laplace(upper(s.s2), sens["second_moments_upper_l1"], eps_sigma,
-                                          coords=k * (k + 1) // 2)
+        s1 = self._laplace(f"sums{key}", s.s1, sens["sums_l1"], eps_mu, coords=k)
+        u = self._laplace(f"second_moments{key}", upper(s.s2), sens["second_moments_upper_l1"], eps_sigma,
+                          coords=k * (k + 1) // 2)
         self.released_ = {"sums": s1, "second_moment_upper": u}
         mu = s1 / n_hat
         S = mirror(u, k) / n_hat - np.outer(mu, mu)
-        self.noise_scales_[f"sums{key}"] = sc1
-        self.noise_scales_[f"second_moments{key}"] = sc2
         return mu, psd_repair(S)
 
     # -- sampling -------------------------------------------------------------
@@ -461,9 +458,8 @@ class PCAGauss(_PCAGaussBase):
         S = stats.covariance * n if emp else centred_second_moment(stats, public_centre(dom.p))
         lam, _ = sorted_eigh(S, k)
         sens = spectrum_sensitivity(k, dom.p, emp, n)
-        noisy, scale = self.source_.add_laplace(lam, sens, eps, coords=k)
-        self.sensitivities_ = {"spectrum_l1": sens}
-        self.noise_scales_ = {"spectrum": scale}
+        self.sensitivities_, self.noise_scales_ = {"spectrum_l1": sens}, {}
+        noisy = self._laplace("spectrum", lam, sens, eps, coords=k)
         self.budget_split_ = {"spectrum": eps}
         self.released_ = {"spectrum_sum_scale": noisy}
         self.spectrum_ = np.maximum(noisy / n, 0.0)
@@ -733,16 +729,14 @@ class PCAGMM(_PCAGaussBase):
             self.covariances_ = np.array([psd_repair(s.s2 / h - np.outer(m, m))
                                           for s, h, m in zip(per, n_hat, self.means_)])
         else:
-            noisy_counts, sc = self.source_.add_laplace(counts, sens["counts_l1"], e["counts"], coords=C)
-            self.noise_scales_["counts"] = sc
+            noisy_counts = self._laplace("counts", counts, sens["counts_l1"], e["counts"], coords=C)
             n_hat = np.maximum(noisy_counts, 1.0)
             # all class sums in one Laplace release, all class second moments in another
             S1 = np.concatenate([s.s1 for s in per])
             U = np.concatenate([upper(s.s2) for s in per])
-            S1n, sc1 = self.source_.add_laplace(S1, sens["sums_l1"], e["mean"], coords=k)
-            Un, sc2 = self.source_.add_laplace(U, sens["second_moments_upper_l1"], e["covariance"],
-                                               coords=k * (k + 1) // 2)
-            self.noise_scales_.update({"sums": sc1, "second_moments": sc2})
+            S1n = self._laplace("sums", S1, sens["sums_l1"], e["mean"], coords=k)
+            Un = self._laplace("second_moments", U, sens["second_moments_upper_l1"], e["covariance"],
+                               coords=k * (k + 1) // 2)
             self.released_ = {"counts": noisy_counts, "sums": S1n, "second_moment_upper": Un}
             m = k * (k + 1) // 2
             self.means_ = S1n.reshape(C, k) / n_hat[:, None]

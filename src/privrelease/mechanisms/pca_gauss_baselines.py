@@ -282,14 +282,14 @@ class MODIPS(SyntheticMechanism):
         p = dom.p
         self.source_.set_value_bound(float(st.n))  # counts, sums of |x - c| <= 1/2 and of products <= 1/4
         if labelled and math.isfinite(eps):
-            counts, self.noise_scales_["counts"] = self.source_.add_laplace(counts, 2.0, e["counts"], coords=C)
+            counts = self._laplace("counts", counts, 2.0, e["counts"], coords=C)
         n_hat = np.maximum(counts, 2.0)
         S1 = np.concatenate([s.s1 for s in per])
         U = np.concatenate([upper(s.s2) for s in per])
         if math.isfinite(eps):
-            S1, self.noise_scales_["sums"] = self.source_.add_laplace(S1, sens["sums_l1"], e["mean"], coords=p)
-            U, self.noise_scales_["second_moments"] = self.source_.add_laplace(
-                U, sens["second_moments_upper_l1"], e["covariance"], coords=p * (p + 1) // 2)
+            S1 = self._laplace("sums", S1, sens["sums_l1"], e["mean"], coords=p)
+            U = self._laplace("second_moments", U, sens["second_moments_upper_l1"], e["covariance"],
+                              coords=p * (p + 1) // 2)
         m = p * (p + 1) // 2
         self.means_ = S1.reshape(len(per), p) / n_hat[:, None]
         self.covariances_ = np.array([psd_repair(mirror(U[c * m:(c + 1) * m], p) / n_hat[c]
@@ -383,13 +383,13 @@ class BlockiJL(SyntheticMechanism):
         gen = self.source_.generator
         groups = [(None, X)]
         e_model = eps
-        self.budget_split_ = {}
+        self.budget_split_, self.noise_scales_ = {}, {}
         if y is not None:
             y = np.asarray(y).astype(np.int64)
             C = int(self.n_classes) if self.n_classes is not None else int(y.max()) + 1
             counts = np.bincount(y, minlength=C).astype(float)
             self.source_.set_value_bound(float(X.shape[0]))  # counts are within [0, n]
-            counts, _ = self.source_.add_laplace(counts, 2.0, 0.05 * eps, coords=C)
+            counts = self._laplace("counts", counts, 2.0, 0.05 * eps, coords=C)
             self.class_counts_ = np.maximum(counts, 1.0)
             e_model = 0.95 * eps
             self.budget_split_["counts"] = 0.05 * eps
@@ -409,7 +409,7 @@ class BlockiJL(SyntheticMechanism):
         if not self.labelled_:
             self.class_counts_ = np.array([1.0])
         self.sensitivities_ = {"row_l2_after_scaling": 1.0, "scale": s}
-        self.noise_scales_ = {"w": w}
+        self.noise_scales_["w"] = w
         self.domain_ = dom
         self.privacy_cost_ = PrivacyCost(eps, delta)
         return self
