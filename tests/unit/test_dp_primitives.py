@@ -21,7 +21,7 @@ from privrelease.dp import (
     laplace_scale,
     zcdp_noise_multiplier,
 )
-from privrelease.dp.sensitivities import first_and_second_moment_l1, gram_l2, second_moment_l1
+from privrelease.dp.sensitivities import box_second_moment_l1, first_and_second_moment_l1, gram_l2, second_moment_l1
 from privrelease.errors import ParameterError
 from privrelease.linalg import fix_signs, psd_repair, psd_sqrt, top_eigenvectors, upper
 from privrelease.noise import make_source
@@ -147,6 +147,16 @@ def test_jiang_moment_sensitivities_are_attained_upper_bounds(p1, levels):
     assert best12 <= first_and_second_moment_l1(dom) + 1e-12
 
 
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+def test_box_second_moment_l1_is_the_exhaustive_maximum(d):
+    import itertools
+
+    a = 0.5
+    pts = [np.array(v) for v in itertools.product([-a, 0.0, a], repeat=d)]
+    worst = max(np.abs(upper(np.outer(u, u) - np.outer(w, w))).sum() for u in pts for w in pts)
+    assert worst == pytest.approx(box_second_moment_l1(d, a))
+
+
 def test_gram_l2_bound_and_witness():
     rng = np.random.default_rng(0)
     for R in (0.3, 1.0, 2.5):
@@ -186,7 +196,7 @@ def test_primitives_exist_once_and_accounting_does_not_import_mechanisms():
             if f.parts[-2] == "accounting" and isinstance(node, ast.ImportFrom):
                 assert "mechanisms" not in (node.module or ""), f"{f.name} imports from mechanisms"
     for name in ("analytic_gaussian_multiplier", "zcdp_noise_multiplier", "calibrate_rho", "exponential_mechanism",
-                 "gumbel_max", "largest_remainder", "second_moment_l1", "gram_l2", "psd_repair", "fix_signs",
+                 "gumbel_max", "largest_remainder", "second_moment_l1", "gram_l2", "gram_upper_l1", "box_second_moment_l1", "psd_repair", "fix_signs",
                  "top_eigenvectors", "psd_sqrt"):
         assert len(defined.get(name, [])) == 1, (name, defined.get(name))
     for gone in ("gaussian_noise_multiplier", "_largest_remainder", "_round_counts", "allocate", "_signed", "_psd",

@@ -44,6 +44,24 @@ def first_and_second_moment_l1(domain: EncodedDomain) -> float:
     return float(domain.max_l1_diff) + second_moment_l1(domain)
 
 
+def box_second_moment_l1(d: int, a: float) -> float:
+    """L1 sensitivity of ``upper(sum_i u_i u_i^T)`` for ``u in [-a, a]^d`` under R1: ``d (d + 1) a^2 / 2``.
+
+    Notes
+    -----
+    ALGORITHMS.md T1: ``u u^T - u' u'^T = (s t^T + t s^T) / 2`` with ``s = u + u'``,
+    ``t = u - u'``, so its entrywise L1 norm is at most ``||s||_1 ||t||_1 <= d^2 a^2``
+    (``|s_i| + |t_i| = 2 max(|u_i|, |u'_i|) <= 2 a``); on the upper triangle with diagonal
+    ``d (d + 1) a^2 / 2``, attained by ``u = a 1`` replaced by ``u' = 0``. It is also the
+    L1 norm of one record's own upper triangle at most, so a record moving between two
+    stacked blocks (a class change) moves them by at most twice this.
+
+    >>> box_second_moment_l1(3, 0.5)
+    1.5
+    """
+    return float(d) * (d + 1) * float(a) ** 2 / 2.0
+
+
 def gram_l2(radius: float) -> float:
     """L2 sensitivity of ``upper(sum_i t_i t_i^T)`` for ``||t_i||_2 <= R`` under R1: ``sqrt(2) R^2``.
 

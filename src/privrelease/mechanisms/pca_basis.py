@@ -39,7 +39,7 @@ from ..errors import InputDataError, ParameterError
 from ..linalg import mirror, top_eigenvectors, upper
 from ..dp.calibration import analytic_gaussian_multiplier
 from ..dp.costs import PrivacyCost
-from ..dp.sensitivities import gram_l2
+from ..dp.sensitivities import box_second_moment_l1, gram_l2
 
 PCA_SOURCES = ("laplace", "analyze-gauss", "public", "split")
 CENTRE = 0.5  # public centre of every encoded coordinate
@@ -93,7 +93,7 @@ def lap_pca_sensitivity(p: int) -> float:
     covariance) is wrong because empirical centring moves every record (erratum E9);
     centring at the public point ``c`` avoids that factor of about 4.
     """
-    return p * (p + 1) / 8.0
+    return box_second_moment_l1(p, CENTRE)
 
 
 def analyze_gauss_l2_sensitivity() -> float:

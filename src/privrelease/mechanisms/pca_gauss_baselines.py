@@ -24,6 +24,7 @@ from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..dp.rounding import largest_remainder
 from ..dp.selection import exponential_mechanism
+from ..dp.sensitivities import box_second_moment_l1
 from ..linalg import mirror, psd_repair, top_eigenvectors, upper
 from .base import R1, R1_LABEL, DataIndependentFit, RowAlignedMechanism, SyntheticMechanism, register
 from .pca_basis import CENTRE, load_public_components
@@ -216,7 +217,7 @@ def modips_sensitivities(domain, class_change: bool) -> dict:
     M = domain.p
     return {"counts_l1": 2.0,
             "sums_l1": float(max(domain.max_l1_diff, M if class_change else 0)),
-            "second_moments_upper_l1": M * (M + 1) / (4.0 if class_change else 8.0)}
+            "second_moments_upper_l1": (2.0 if class_change else 1.0) * box_second_moment_l1(M, CENTRE)}
 
 
 @register
