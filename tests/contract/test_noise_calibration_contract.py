@@ -3,6 +3,9 @@
 * Before every noise draw the mechanism has already recorded, in ``noise_scales_``, the
   scale that draw uses (calibration happens before sampling, so a certificate never
   reports a scale read back from a draw).
+* Every draw happens under a public bound on the noised values
+  (``RandomSource.value_bound`` / ``set_value_bound``), from which the secure source
+  builds its grid: the grid never depends on the data.
 * ``transform`` (row-aligned mechanisms) reads the fitted state and never writes it.
 """
 
@@ -39,6 +42,8 @@ class _CheckingSource(SeededSource):
 
     def _check(self, scale):
         self.draws += 1
+        assert getattr(self, "_value_bound", None) is not None, \
+            "a draw without a declared public bound on the noised values (see RandomSource.value_bound)"
         if scale == 0:
             return
         recorded = [v for v in self._caller_scales().values() if isinstance(v, (int, float))]
@@ -95,3 +100,16 @@ def _same(a, b) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
     return a == b
+
+
+@pytest.mark.parametrize("source", ["laplace", "analyze-gauss"])
+def test_pca_gauss_supervised_records_scales_and_bound_first(source, small_schema, small_df):
+    from privrelease.mechanisms.pca_gauss import PCAGaussSupervised
+    from privrelease.schema import Encoder
+
+    X = Encoder(small_schema.select(["age", "color"])).encode(small_df).X
+    t = Encoder(small_schema.select(["score"])).encode(small_df).X[:, 0]
+    src = _CheckingSource(8)
+    PCAGaussSupervised(epsilon=1.0, delta=1e-5 if source == "analyze-gauss" else None, n_components=2,
+                       pca_source=source, rng=src).fit(X, t)
+    assert src.draws >= 3
