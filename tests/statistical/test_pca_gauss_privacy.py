@@ -14,7 +14,9 @@ import numpy as np
 import pytest
 
 from pca_audit_helpers import audit, far_side_event
+from privrelease.dp.calibration import analytic_gaussian_multiplier
 from privrelease.engine import SufficientStats
+from privrelease.linalg import upper
 from privrelease.mechanisms import pca_basis, pca_gauss
 from privrelease.mechanisms.pca_gauss import PCAGMM, PCAGauss, PCAGaussSupervised
 from privrelease.noise import make_source
@@ -109,6 +111,29 @@ def test_pca_gauss_independent_basis_second_moment(monkeypatch):
     _check(run, BASE_X, X1, far_side_event([0.0], [0.5]), monkeypatch, pca_gauss, "moment_sensitivities")
 
 
+def test_pca_gauss_second_moment_p2_orthogonal_witness(monkeypatch):
+    """Defect 4 (P = 2): with a public basis rotating the domain's corners to ``R (cos s, sin s)`` and
+    ``R (-sin s, cos s)``, ``tan 2s = 1/2``, replacing one record by the other moves the upper triangle
+    of ``sum z z^T`` by ``sqrt(5) R^2`` in L1, above the old bound ``2 R^2``. With the corrected
+    sensitivity the far-side event's loss is exactly epsilon (the bound is attained); the
+    halved-noise mutant is caught."""
+    s = 0.5 * math.atan2(1.0, 2.0)
+    th = s - math.pi / 4  # the corner (1/2, 1/2) sits at 45 degrees: rotate it to angle s
+    V2 = np.array([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]])
+
+    def run(X, rng):
+        return PCAGauss(epsilon=EPS, n_components=2, pca_source="public", public_components=V2,
+                        output_space="reduced", model_shares={"mean": 1.0, "covariance": 1e6},
+                        rng=rng).fit(X).released_["second_moment_upper"]
+
+    X0 = BASE_X.copy(); X0[0] = [1.0, 1.0]  # z = R (cos s, sin s)
+    X1 = BASE_X.copy(); X1[0] = [0.0, 1.0]  # z = R (-sin s, cos s): orthogonal, same norm
+    a, b = V2 @ (X0[0] - 0.5), V2 @ (X1[0] - 0.5)
+    v0, v1 = upper(np.outer(a, a)), upper(np.outer(b, b))
+    assert np.abs(v0 - v1).sum() == pytest.approx(math.sqrt(5) * 0.5)
+    _check(run, X0, X1, far_side_event(v0, v1), monkeypatch, pca_gauss, "moment_sensitivities")
+
+
 # ---- pca-gauss-supervised ----------------------------------------------------------------
 
 def test_pca_gauss_supervised_sums(monkeypatch):
@@ -153,7 +178,7 @@ def test_analyze_gauss_basis(monkeypatch):
         g = pca_basis.analyze_gauss_basis(st, 1, EPS, 1e-5, make_source(rng)).released["gram_upper"]
         return (g[2] - g[0]) / math.sqrt(2)
 
-    sigma = pca_basis.analyze_gauss_l2_sensitivity() * pca_basis.gaussian_noise_multiplier(EPS, 1e-5)
+    sigma = pca_basis.analyze_gauss_l2_sensitivity() * analytic_gaussian_multiplier(EPS, 1e-5)
     thr = -1 / math.sqrt(2) * 1.0 - 2.5 * sigma / 2  # far tail on d0's side, tuned for the mutant's std
     event = lambda s: np.asarray(s).ravel() <= thr  # noqa: E731
     real = audit(run, s0, s1, event, trials=40000, seed=3, delta=1e-5)

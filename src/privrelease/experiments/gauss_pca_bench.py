@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from ..evaluation.resources import peak_rss_mb
+from ..linalg import psd_sqrt
 from .registry import pyplot, reproduction, save_figure, write_json
 
 NAME = "gauss-pca-bench"
@@ -160,8 +161,7 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
         st = stream_stats(iter_table_chunks(src, schema, chunk_rows), RecordMap(enc))
         t_read = time.perf_counter() - t
         gen = np.random.default_rng(1)
-        w, Q = np.linalg.eigh(st.covariance)
-        Lc = Q * np.sqrt(np.maximum(w, 0))
+        Lc = psd_sqrt(st.covariance)
 
         def frames():
             for s in range(0, n, chunk_rows):

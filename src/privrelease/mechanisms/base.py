@@ -36,7 +36,7 @@ from sklearn.base import BaseEstimator
 from ..errors import InputDataError, ParameterError, UnknownMechanismError
 from ..noise import make_source
 from ..schema.encoding import EncodedDomain
-from .privacy import PrivacyCost, check_epsilon
+from ..dp.costs import PrivacyCost, check_epsilon
 
 GUARANTEES = ("epsilon-DP", "(epsilon,delta)-DP", "distributional", "none (empirical)")
 
@@ -197,6 +197,19 @@ class Mechanism(BaseEstimator):
 
     def _set_cost(self, epsilon: float, delta: float = 0.0, rho: float | None = None):
         self.privacy_cost_ = PrivacyCost(epsilon, delta, rho)
+
+    # -- noisy releases: calibrate, record the scale, then draw -----------------
+    def _laplace(self, key: str, value, l1_sensitivity: float, epsilon: float, coords: int) -> np.ndarray:
+        """Laplace release whose scale is stored in ``noise_scales_[key]`` before the draw."""
+        self.noise_scales_[key] = self.source_.laplace_noise_scale(l1_sensitivity, epsilon, coords)
+        noisy, _ = self.source_.add_laplace(value, l1_sensitivity, epsilon, coords)
+        return noisy
+
+    def _gaussian(self, key: str, value, l2_sensitivity: float, noise_multiplier: float, coords: int) -> np.ndarray:
+        """Gaussian release whose standard deviation is stored in ``noise_scales_[key]`` before the draw."""
+        self.noise_scales_[key] = self.source_.gaussian_noise_std(l2_sensitivity, noise_multiplier, coords)
+        noisy, _ = self.source_.add_gaussian(value, l2_sensitivity, noise_multiplier, coords)
+        return noisy
 
 
 class RowAlignedMechanism(Mechanism):

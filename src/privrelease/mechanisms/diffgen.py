@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..dp.rounding import largest_remainder
+from ..dp.selection import exponential_mechanism
 from ..errors import InputDataError, ParameterError, SchemaError
 from .base import R1_LABEL, SyntheticMechanism, register
 
@@ -155,7 +157,9 @@ class DiffGen(SyntheticMechanism):
     Steps (ALGORITHMS.md 2.5; Mohammed et al. 2011, Algorithm 1):
 
     1. Every attribute starts at its root (numeric: [0, 1]); one partition.
-    2. ``eps' = epsilon / (2 (|A_num| + 2 h))``.
+    2. ``eps' = epsilon / (2 m)`` with ``m = |A_num| + h + 2 h [|A_num| > 0]`` the largest
+       number of exponential mechanisms a run can charge under R1 (below); ``h = 0``
+       runs none and gives the whole budget to the counts.
     3. Each numeric interval gets a split point by the exponential mechanism with budget
        eps': candidates are the sub-intervals between consecutive distinct values (and
        the interval ends) weighted by ``exp(eps' u / (2 Delta_u))`` times their length,
@@ -163,11 +167,28 @@ class DiffGen(SyntheticMechanism):
        the continuum with a piecewise-constant utility).
     4. Repeat h times: choose a concept v of the cut with probability proportional to
        ``exp(eps' u(v) / (2 Delta_u))`` (cost eps'); specialise it (children replace it);
-       new numeric intervals get split points as in 3 (cost eps': the child intervals hold
-       disjoint records, parallel composition).
+       new numeric intervals get split points as in 3 (cost 2 eps', see below).
     5. The remaining budget ``eps_rem = epsilon - spent >= epsilon / 2`` goes to the
        counts of every leaf cell (the product of the cuts) and class:
        ``count + Lap(2 / eps_rem)``, rounded up, negatives set to 0 (as the DiffGen code).
+
+    Accounting under R1 (derived; DiffGen's own accounting is for add/remove):
+
+    * Root split points: the root interval of every numeric attribute holds every
+      record, so the ``|A_num|`` root exponential mechanisms all see the replaced record:
+      sequential composition, ``|A_num| eps'`` (DiffGen charges eps' once: its argument
+      covers one attribute).
+    * Specialisation choices: one exponential mechanism per round, ``eps'`` each.
+    * Child split points: the two children of a specialised interval hold disjoint
+      records, but a replaced record may leave one child and its replacement enter the
+      other (a new value on the other side of the split), so both children's mechanisms
+      change: ``2 eps'`` per numeric specialisation, not ``eps'`` (parallel composition
+      holds under add/remove only). Each child's mechanism is still eps'-DP for the
+      removal or the addition it sees: InfoGain lies in [0, log2 K] and Max moves by at
+      most 1 when a record is added or removed, both within ``Delta_u``.
+    * The sum of the charges is at most ``m eps' = epsilon / 2``; the counts take the
+      rest, so the total is epsilon whatever the run (the budget of each step is fixed by
+      earlier releases only: adaptive sequential composition).
 
     Scores depend only on an attribute's own values and the class (the cut is global per
     attribute), so they are computed from per-attribute class counts.
@@ -205,13 +226,7 @@ class DiffGen(SyntheticMechanism):
 
     # -- exponential-mechanism helpers -----------------------------------------------------
     def _choose(self, utilities, eps_prime, log_base=None):
-        u = np.asarray(utilities, dtype=np.float64)
-        lb = np.zeros_like(u) if log_base is None else np.asarray(log_base, dtype=np.float64)
-        if not math.isfinite(eps_prime):
-            best = np.flatnonzero(u == u[np.isfinite(lb)].max())
-            best = best[np.isfinite(lb[best])]
-            return int(best[0])
-        return int(np.argmax(eps_prime * u / (2 * self.delta_u_) + lb + self.source_.gumbel(u.shape)))
+        return exponential_mechanism(utilities, eps_prime, self.delta_u_, self.source_, log_base=log_base)
 
     def _split_point(self, values, labels, lo, hi, eps_prime):
         """Choose a split point of [lo, hi) by the exponential mechanism (step 3)."""
@@ -263,7 +278,9 @@ class DiffGen(SyntheticMechanism):
         self.score_fn_ = infogain if self.score == "infogain" else max_score
         self.delta_u_ = score_sensitivity(self.score, K)
         n_num = dom.p1
-        eps_prime = eps / (2 * (n_num + 2 * h)) if (n_num + h) > 0 else eps
+        # R1 worst case: n_num root splits, h choices, 2 child splits per numeric specialisation
+        n_em = (n_num + h + (2 * h if n_num else 0)) if h > 0 else 0
+        eps_prime = eps / (2 * n_em) if n_em > 0 else eps
         n = X.shape[0]
         # attributes: numeric columns then categorical blocks, in domain order
         attrs = []
@@ -273,7 +290,7 @@ class DiffGen(SyntheticMechanism):
             attrs.append({"kind": "categorical", "cols": (a, b), "values": np.argmax(X[:, a:b], axis=1),
                           "tree": tree})
         attrs.sort(key=lambda d: d["col"] if d["kind"] == "numeric" else d["cols"][0])
-        spent = 0.0
+        spent = {"root": 0.0, "choices": 0.0, "children": 0.0}
         # cut per attribute: list of concepts; assignment of each record to its concept position
         for at in attrs:
             at["assign"] = np.zeros(n, dtype=np.int64)
@@ -284,12 +301,11 @@ class DiffGen(SyntheticMechanism):
                 lev_counts = np.zeros((b_minus_a(at), K))
                 np.add.at(lev_counts, (at["values"], y), 1)
                 at["level_counts"] = lev_counts
-        for at in attrs:
-            if at["kind"] == "numeric":
-                c = at["cut"][0]
-                c["split"] = self._split_point(at["values"], y, 0.0, 1.0, eps_prime)
-        if n_num:
-            spent += eps_prime
+        if h > 0:  # at h = 0 no split point can reach the output: none is computed or charged
+            for at in attrs:
+                if at["kind"] == "numeric":
+                    at["cut"][0]["split"] = self._split_point(at["values"], y, 0.0, 1.0, eps_prime)
+                    spent["root"] += eps_prime  # every root holds every record: sequential
         self.specializations_ = []
         for _ in range(h):
             cands, utils = [], []
@@ -303,14 +319,14 @@ class DiffGen(SyntheticMechanism):
             if not cands:
                 break
             k = self._choose(np.array(utils), eps_prime)
-            spent += eps_prime
+            spent["choices"] += eps_prime
             ai, ci = cands[k]
             at = attrs[ai]
             self._specialise(at, ci, y, eps_prime)
             if at["kind"] == "numeric":
-                spent += eps_prime
+                spent["children"] += 2 * eps_prime  # R1: a record may move between the two children
             self.specializations_.append({"attribute": ai, "concept": ci, "score": utils[k]})
-        eps_rem = eps - spent if math.isfinite(eps) else eps
+        eps_rem = eps - sum(spent.values()) if math.isfinite(eps) else eps
         # counts of every cell (product of the cuts) and class
         shape = tuple(len(at["cut"]) for at in attrs) + (K,)
         n_cells = int(np.prod(shape))
@@ -318,7 +334,10 @@ class DiffGen(SyntheticMechanism):
             raise ParameterError(f"DiffGen would release {n_cells} cells; lower n_specializations")
         flat = np.ravel_multi_index(tuple(at["assign"] for at in attrs) + (y,), shape)
         counts = np.bincount(flat, minlength=n_cells).astype(np.float64)
-        noisy, scale = self.source_.add_laplace(counts, 2.0, eps_rem, coords=n_cells)
+        self.source_.set_value_bound(float(n))  # every cell count lies in [0, n]
+        self.noise_scales_ = {}
+        noisy = self._laplace("counts", counts, 2.0, eps_rem, coords=n_cells)
+        scale = self.noise_scales_["counts"]
         noisy = np.maximum(np.ceil(noisy - 1e-9 * (scale == 0)), 0).astype(np.int64)
         keep = np.flatnonzero(noisy > 0)
         idx = np.unravel_index(keep, shape)
@@ -331,9 +350,12 @@ class DiffGen(SyntheticMechanism):
         self.domain_ = dom
         self.n_ = n
         self.sensitivities_ = {"score": self.delta_u_, "counts_l1": 2.0}
-        self.noise_scales_ = {"counts": scale, "exponential_mechanism_temperature":
-                              (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0}
-        self.budget_split_ = {"selection and split points (eps' each)": spent, "leaf counts": eps_rem}
+        self.noise_scales_["exponential_mechanism_temperature"] = \
+            (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0
+        self.budget_split_ = {"root split points (eps' per numeric attribute)": spent["root"],
+                              "specialisation choices (eps' each)": spent["choices"],
+                              "child split points (2 eps' per numeric specialisation)": spent["children"],
+                              "leaf counts": eps_rem}
         self.eps_prime_ = eps_prime
         self._set_cost(eps)
         return self
@@ -389,9 +411,7 @@ class DiffGen(SyntheticMechanism):
     def _allocation(self, n):
         if n is None:
             return self.cell_counts_
-        from .jiang_lda import _largest_remainder
-
-        return _largest_remainder(self.cell_counts_, self._check_int(n, "n", 1))
+        return largest_remainder(self.cell_counts_, self._check_int(n, "n", 1))
 
     def sample(self, n: int | None = None):
         """Records drawn uniformly inside the generalised cells.

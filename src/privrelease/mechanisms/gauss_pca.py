@@ -18,11 +18,14 @@ import numpy as np
 from ..engine.preprocess import scale_rows_to_ball
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, sorted_eigh, symmetrize, upper
+from ..linalg import fix_signs, mirror, psd_repair, psd_sqrt, sorted_eigh, symmetrize, upper
 from ..schema.encoding import EncodedDomain
 from .base import R1_LABEL, Capabilities, SyntheticMechanism, register
-from .privacy import check_delta
-from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
+from ..dp.costs import check_delta
+from ..dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ..dp.rounding import largest_remainder
+from ..dp.selection import exponential_mechanism
+from ..dp.sensitivities import gram_l2
 
 #: Default split of the total zCDP budget rho (chosen on gas_drift and musk2, never on HAPT or Adult).
 DEFAULT_SPLIT = {
@@ -63,11 +66,22 @@ def centre_sensitivity(domain: EncodedDomain, row_norm_bound: float | None = Non
 
 
 def domain_radius(domain: EncodedDomain, centre: np.ndarray, row_norm_bound: float | None = None) -> float:
-    """Largest ``||x - c||_2`` over encoded rows x (public: c is a DP release).
+    """An upper bound on ``||x - c||_2`` over encoded rows x (public: c is a DP release).
 
-    Numeric coordinate j contributes at most ``max(c_j, 1 - c_j)^2``; a one-hot block b
-    at level k contributes ``||e_k - c_b||^2 = ||c_b||^2 + 1 - 2 c_k``, largest for the
-    smallest ``c_k``. With a public row-norm bound B also ``||x - c|| <= B + ||c||``.
+    Notes
+    -----
+    Unscaled rows: ``||x - c||^2`` is convex, so its maximum over the encoded domain is
+    at a vertex, and it separates over columns: numeric coordinate j contributes at most
+    ``max(c_j, 1 - c_j)^2``; a one-hot block b at level k contributes ``||e_k - c_b||^2 =
+    ||c_b||^2 + 1 - 2 c_k``, largest for the smallest ``c_k``. That maximum is attained.
+
+    Rows scaled into the ball of public radius B (``x -> x min(1, B / ||x||)``) are
+    ``lambda x`` with ``lambda in (0, 1]``, so they lie in the convex hull of the domain and
+    the origin. The maximum of the convex function over that hull is at a vertex of the
+    domain or at 0, so ``r^2 = max(vertex bound, ||c||^2)``; they also lie in the B-ball,
+    so ``r <= B + ||c||`` as well. The origin matters when a one-hot block's centre has
+    entries above 1/2: for ``c = (0.7, 0.7)`` and ``B = 0.1`` the scaled row ``(0.1, 0)``
+    is at squared distance 0.85 while the vertex bound gives 0.58.
     """
     c = np.asarray(centre, dtype=np.float64)
     idx = np.asarray(domain.numeric, dtype=int)
@@ -75,10 +89,10 @@ def domain_radius(domain: EncodedDomain, centre: np.ndarray, row_norm_bound: flo
     for a, b in domain.blocks:
         cb = c[a:b]
         r2 += float(cb @ cb + 1.0 - 2.0 * cb.min())
-    r = math.sqrt(max(r2, 0.0))
-    if row_norm_bound is not None:
-        r = min(r, float(row_norm_bound) + float(np.linalg.norm(c)))
-    return r
+    if row_norm_bound is None:
+        return math.sqrt(max(r2, 0.0))
+    c_norm = float(np.linalg.norm(c))
+    return min(math.sqrt(max(r2, c_norm**2)), float(row_norm_bound) + c_norm)
 
 
 def sum_sensitivity(radius: float) -> float:
@@ -100,7 +114,7 @@ def moment_sensitivity(radius: float) -> float:
     ``upper(t t^T)`` and ``upper(t' t'^T)``, each of norm ``<= ||t||^2 <= R^2``, total
     ``<= sqrt(2) R^2``.
     """
-    return math.sqrt(2.0) * radius**2
+    return gram_l2(radius)
 
 
 COUNT_SENSITIVITY = math.sqrt(2.0)  # a record changing class moves two counts by 1: ||e_y - e_y'||_2
@@ -372,11 +386,9 @@ class GaussPCA(SyntheticMechanism):
 
     def _gauss(self, value, sens, part, coords):
         """Gaussian mechanism spending ``rho_split_[part]``; records the noise std."""
-        nm = gaussian_noise_multiplier(self.rho_split_[part])
-        noisy, std = self.source_.add_gaussian(np.asarray(value, dtype=np.float64), sens, nm, coords)
+        nm = zcdp_noise_multiplier(self.rho_split_[part])
         self.sensitivities_[f"{part}_l2"] = float(sens)
-        self.noise_scales_[f"{part}_std"] = float(std)
-        return noisy
+        return self._gaussian(f"{part}_std", np.asarray(value, dtype=np.float64), sens, nm, coords)
 
     # ---- fitting ------------------------------------------------------------------------
     def record_preprocessing(self) -> tuple:
@@ -464,6 +476,10 @@ class GaussPCA(SyntheticMechanism):
         self.n_ = int(n)
         self.labelled_ = bool(labelled)
         B = self.row_norm_bound
+        # public bound on every noised value, for the secure grid: per record, coordinates in
+        # [0, 1], squared distances to c and squared radii at most (||x|| + ||c||)^2 <= r_max^2
+        r_max = dom.max_l2_norm + math.sqrt(dom.p)
+        self.source_.set_value_bound(float(n) * max(1.0, 4.0 * r_max**2))
         s1n = self._gauss(s1, centre_sensitivity(dom, B), "centre", coords=dom.p)
         self.centre_ = np.clip(s1n / n, 0.0, 1.0)
         r_dom = domain_radius(dom, self.centre_, B)
@@ -602,7 +618,7 @@ class GaussPCA(SyntheticMechanism):
             edge = 2.0 * math.sqrt(P) * s_m * math.sqrt(C) / n_eff.sum() * np.ones(C)
         else:
             edge = 2.0 * math.sqrt(P) * s_m / n_eff
-        covs = np.stack([_psd(S, float(self.shrinkage) * e) for S, e in zip(covs, edge)])
+        covs = np.stack([psd_repair(S, floor=0.0, shift=float(self.shrinkage) * e) for S, e in zip(covs, edge)])
         self.components_ = V.T
         self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(C, 1.0 / C)
         self.class_means_ = means
@@ -656,17 +672,14 @@ class GaussPCA(SyntheticMechanism):
         p = A.shape[0]
         grid = sorted({int(g) for g in self.component_grid if 1 <= int(g) <= p})
         rho_m = self.rho_split_["moments"]
-        sigma_m = gaussian_noise_multiplier(rho_m) * moment_sensitivity(R)
+        sigma_m = zcdp_noise_multiplier(rho_m) * moment_sensitivity(R)
         AV = A @ V_all
         captured = np.cumsum(np.einsum("ij,ij->j", V_all, AV))  # tr(V_P^T A V_P) for P = 1..p
         util = np.array([captured[P - 1] - 2.0 * C * P**1.5 * sigma_m for P in grid])
         eps_sel = math.sqrt(8.0 * self.rho_split_["selection"]) if math.isfinite(self.rho_) else math.inf
         du = R**2  # sensitivity of the utility
         self.sensitivities_["selection_utility"] = float(du)
-        if math.isinf(eps_sel):
-            k = int(np.argmax(util))
-        else:
-            k = int(np.argmax(eps_sel * util / (2.0 * du) + self.source_.gumbel(len(grid))))
+        k = exponential_mechanism(util, eps_sel, du, self.source_)
         self.selection_ = {"grid": grid, "epsilon": eps_sel, "chosen": grid[k]}
         return grid[k]
 
@@ -676,7 +689,7 @@ class GaussPCA(SyntheticMechanism):
         n = self._check_int(n, "n", 1)
         gen = self.source_.generator
         C = self.n_classes_
-        k = _round_counts(self.class_weights_, n)
+        k = largest_remainder(self.class_weights_, n)
         V = self.components_.T
         p, P = V.shape
         X = np.empty((n, p))
@@ -685,8 +698,7 @@ class GaussPCA(SyntheticMechanism):
         for c in range(C):
             if k[c] == 0:
                 continue
-            w, Q = np.linalg.eigh(self.class_covariances_[c])
-            L = Q * np.sqrt(np.maximum(w, 0.0))
+            L = psd_sqrt(self.class_covariances_[c])
             T = self.class_means_[c] + gen.standard_normal((k[c], P)) @ L.T
             X[start:start + k[c]] = T @ V.T
             start += k[c]
@@ -734,17 +746,10 @@ def _mean_direction_basis(S1_full, counts, A_noisy, P):
     rank = int(np.sum(sv > 1e-12 * max(float(sv.max(initial=0.0)), 1e-300)))
     k = min(P, rank, len(counts) - 1)
     if k >= P:
-        return _signed(U[:, :P])
+        return fix_signs(U[:, :P])
     N = U[:, k:]  # orthonormal basis of the complement
     _, W = sorted_eigh(N.T @ A_noisy @ N, P - k)
-    return _signed(np.hstack([U[:, :k], N @ W]))
-
-
-def _signed(V: np.ndarray) -> np.ndarray:
-    """Columns with their largest-magnitude entry positive (deterministic signs)."""
-    idx = np.argmax(np.abs(V), axis=0)
-    s = np.sign(V[idx, np.arange(V.shape[1])])
-    return V * np.where(s == 0, 1.0, s)
+    return fix_signs(np.hstack([U[:, :k], N @ W]))
 
 
 def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
@@ -757,19 +762,3 @@ def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
     out = one(stats)
     out.classes = {k: one(v) for k, v in stats.classes.items()}
     return out
-
-
-def _psd(S: np.ndarray, shift: float = 0.0) -> np.ndarray:
-    """Eigenvalues lowered by ``shift`` and clipped at 0 (post-processing of a noisy covariance)."""
-    w, Q = np.linalg.eigh(symmetrize(S))
-    return (Q * np.maximum(w - shift, 0.0)) @ Q.T
-
-
-def _round_counts(weights: np.ndarray, n: int) -> np.ndarray:
-    """Largest-remainder rounding of ``n * weights`` to integers summing to n."""
-    raw = np.asarray(weights, dtype=np.float64) * n
-    k = np.floor(raw).astype(int)
-    rest = n - int(k.sum())
-    if rest > 0:
-        k[np.argsort(-(raw - k))[:rest]] += 1
-    return k

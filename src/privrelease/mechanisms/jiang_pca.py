@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..dp.sensitivities import first_and_second_moment_l1
 from ..engine.stats import SufficientStats
 from ..linalg import mirror, sorted_eigh, upper
 from ..schema.encoding import EncodedDomain
@@ -19,8 +20,7 @@ def moment_sensitivity(domain: EncodedDomain) -> float:
     ``s_mix = (p1 + 2 p2) + p1 (p1 + 1) / 2 + 2 p1 p2 + p2 (p2 + 1)`` (ALGORITHMS.md 2.1,
     erratum E2). For numeric-only data (p2 = 0) this is the paper's ``p + p (p + 1) / 2``.
     """
-    p1, p2 = domain.p1, domain.p2
-    return float((p1 + 2 * p2) + p1 * (p1 + 1) / 2 + 2 * p1 * p2 + p2 * (p2 + 1))
+    return first_and_second_moment_l1(domain)
 
 
 def paper_moment_sensitivity(domain: EncodedDomain) -> float:
@@ -123,7 +123,10 @@ class JiangPCA(RowAlignedMechanism):
         n, p = stats.n, dom.p
         s = moment_sensitivity(dom)
         T = np.concatenate([stats.s1, upper(stats.s2)])
-        T_noisy, moment_scale = self.source_.add_laplace(T, s, eps1, coords=T.size)
+        # public bound for the secure grid: every entry of x and x x^T lies in [0, 1]
+        self.source_.set_value_bound(float(n))
+        self.noise_scales_ = {}
+        T_noisy = self._laplace("moments", T, s, eps1, coords=T.size)
         s1 = T_noisy[:p]
         s2 = mirror(T_noisy[p:], p)
         self.n_ = n
@@ -135,16 +138,23 @@ class JiangPCA(RowAlignedMechanism):
         self.domain_ = dom
         self.sensitivities_ = {"moments_l1": s, "projection_l1": projection_sensitivity(dom, k)}
         self.budget_split_ = {"moments": eps1, "projection": eps2}
-        self.noise_scales_ = {"moments": moment_scale, "projection": None}
+        self.projection_bound_ = dom.max_l2_norm + float(np.linalg.norm(self.mean_))
+        with self.source_.value_bound(self.projection_bound_):
+            self.noise_scales_["projection"] = self.source_.laplace_noise_scale(self.sensitivities_["projection_l1"],
+                                                                                eps2, k)
         self._set_cost(eps)
         return self
 
     def transform(self, X):
+        """Noisy projection of each row (step 3); reads the fitted state, never writes it.
+
+        ``|(x - mu) . u| <= ||x|| + ||mu||`` is the public bound of the projected values.
+        """
         X = np.asarray(X, dtype=np.float64)
         Y = (X - self.mean_) @ self.components_.T
-        Y, scale = self.source_.add_laplace(Y, self.sensitivities_["projection_l1"],
+        with self.source_.value_bound(self.projection_bound_):
+            Y, _ = self.source_.add_laplace(Y, self.sensitivities_["projection_l1"],
                                             self.budget_split_["projection"], coords=Y.shape[1])
-        self.noise_scales_["projection"] = scale
         return Y @ self.components_ + self.mean_
 
     def certificate_extra(self) -> dict:

@@ -65,13 +65,15 @@ class LaplaceIdentity(DataIndependentFit, RowAlignedMechanism):
         self.domain_ = dom
         self.sensitivities_ = {"identity_l1": identity_sensitivity(dom)}
         self.budget_split_ = {"identity (each record, parallel)": eps}
-        self.noise_scales_ = {"identity": self.sensitivities_["identity_l1"] / eps}
+        with self.source_.value_bound(1.0):  # encoded entries lie in [0, 1]
+            scale = self.source_.laplace_noise_scale(self.sensitivities_["identity_l1"], eps, dom.p)
+        self.noise_scales_ = {"identity": scale}
         self._set_cost(eps)
         return self
 
     def transform(self, X):
         X = np.asarray(X, dtype=np.float64)
-        out, scale = self.source_.add_laplace(X, self.sensitivities_["identity_l1"], self.privacy_cost_.epsilon,
+        with self.source_.value_bound(1.0):  # encoded entries lie in [0, 1]
+            out, _ = self.source_.add_laplace(X, self.sensitivities_["identity_l1"], self.privacy_cost_.epsilon,
                                               coords=X.shape[1])
-        self.noise_scales_["identity"] = scale
         return out

@@ -33,7 +33,9 @@ import numpy as np
 
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, psd_repair, sorted_eigh, upper
+from ..dp.rounding import largest_remainder
+from ..dp.sensitivities import gram_upper_l1
+from ..linalg import mirror, psd_repair, psd_sqrt, sorted_eigh, top_eigenvectors, upper
 from .base import R1, R1_LABEL, Capabilities, SyntheticMechanism, register
 from .pca_basis import (
     PCA_SOURCES,
@@ -45,7 +47,7 @@ from .pca_basis import (
     public_centre,
     split_rows,
 )
-from .privacy import PrivacyCost, check_delta
+from ..dp.costs import PrivacyCost, check_delta
 
 OUTPUT_SPACES = ("original", "reduced", "auto")
 
@@ -61,26 +63,19 @@ def moment_sensitivities(P: int, R: float, target: bool = False, class_change: b
 
     * sum of ``w``: ``||w - w'||_1 <= sqrt(P) ||z - z'||_2 + |t - t'| <= 2 sqrt(P) R (+ 1)``;
       a record moving class changes two class sums by ``||w||_1 + ||w'||_1``, the same bound.
-    * upper triangle with diagonal of ``sum w w^T``. For one vector the off-diagonal part has
-      ``sum_{i<j} |w_i w_j| = (||w||_1^2 - ||w||_2^2) / 2``, at most ``(P - 1) R^2 / 2`` for
-      ``w = z`` (``||z||_1^2 <= P ||z||_2^2``) and ``(P - 1) R^2 / 2 + sqrt(P) R / 2`` with the
-      target (cross terms ``|t| ||z||_1``). The diagonal changes by
-      ``| ||w||^2 - ||w'||^2 | <= R^2 (+ 1/4)`` within a class and by ``||w||^2 + ||w'||^2``
-      when the record changes class. Totals: same class ``P R^2`` (target:
-      ``P R^2 + sqrt(P) R + 1/4``); class change ``(P + 1) R^2``. Tight for ``P = 1``
-      (``z = 0`` replaced by ``|z'| = R``; with a class change ``|z| = |z'| = R``).
+    * upper triangle with diagonal of ``sum w w^T``:
+      :func:`~privrelease.dp.sensitivities.gram_upper_l1` (derivation there). Same class
+      ``sqrt(P (P + 3) / 2) R^2`` for ``P >= 2`` and ``R^2`` for ``P = 1`` (target: the
+      smaller of ``c_P R^2 + sqrt(P) R + 1/4`` and two other valid bounds); class change
+      ``(P + 1) R^2`` (target: ``(sqrt(P) R + 1/2)^2 + R^2 + 1/4``). The earlier same-class
+      value ``P R^2`` is exceeded at ``P = 2`` (``sqrt(5) R^2`` is attained).
     * class counts (vector): 2 (one class loses the record, another gains it).
 
     Compare the paper's box constants (Thm 6 via the authors' code: ``2Pa`` and
     ``P^2 a^2`` per class with the private ``N_c`` in the scale: not DP, E13).
     """
     sums = 2 * math.sqrt(P) * R + (1.0 if target else 0.0)
-    if target:
-        second = P * R ** 2 + math.sqrt(P) * R + 0.25
-        if class_change:
-            second += R ** 2 + 0.25
-    else:
-        second = (P + 1) * R ** 2 if class_change else P * R ** 2
+    second = gram_upper_l1(P, R, 0.5 if target else 0.0, class_change=class_change)
     return {"counts_l1": 2.0, "sums_l1": sums, "second_moments_upper_l1": second}
 
 
@@ -174,22 +169,21 @@ class _PCAGaussBase(SyntheticMechanism):
             if X is None:
                 raise ParameterError("pca_source='split' needs the records (fit), not merged statistics (fit_stats)")
             mask = split_rows(X.shape[0], self.split_fraction, self.source_)
-            b = laplace_basis(SufficientStats.from_matrix(X[mask]), k, eps, self.source_)
+            b = laplace_basis(SufficientStats.from_matrix(X[mask]), k, eps, self.source_, self.noise_scales_)
             b.source = "split"
             b.notes.append(f"LapPCA on {int(mask.sum())} set-aside records with the full epsilon; the model uses "
                            f"the other {int((~mask).sum())}: parallel composition over a data-independent partition")
             return b, eps, ~mask
         if math.isinf(eps):
-            from .pca_basis import _top_components
 
             c = public_centre(p)
-            V = _top_components(centred_second_moment(stats, c), k)
+            V = top_eigenvectors(centred_second_moment(stats, c), k).T.copy()
             return PCABasis(V, c, src + " (epsilon=inf: exact PCA)"), eps, None
         eps_pca = eps * self.pca_share
         if src == "laplace":
-            b = laplace_basis(stats, k, eps_pca, self.source_)
+            b = laplace_basis(stats, k, eps_pca, self.source_, self.noise_scales_)
         else:
-            b = analyze_gauss_basis(stats, k, eps_pca, float(self.delta), self.source_)
+            b = analyze_gauss_basis(stats, k, eps_pca, float(self.delta), self.source_, self.noise_scales_)
         return b, eps - eps_pca, None
 
     def release_passes(self) -> str:
@@ -201,6 +195,16 @@ class _PCAGaussBase(SyntheticMechanism):
 
     def _radius(self, p: int) -> float:
         return float(self.clip_radius) if self.clip_radius is not None else math.sqrt(p) / 2.0
+
+    def _declare_value_bound(self, n: int, p: int) -> None:
+        """Public bound on every noised value, for the secure grid: ``n max(1, p, (R + 1/2)^2)``.
+
+        Per record: counts 1; centred coordinates and targets ``|u_j| <= 1/2``, entries of
+        ``u u^T`` at most 1/4 and its trace ``p / 4``; with empirical centring the
+        eigenvalues of ``n C`` are at most ``n p``; projected ``|z_j| <= R``, entries of
+        ``(z, t)(z, t)^T`` at most ``(R + 1/2)^2``; unit rows for Analyze Gauss.
+        """
+        self.source_.set_value_bound(float(n) * max(1.0, float(p), (self._radius(p) + 0.5) ** 2))
 
     def _project(self, basis: PCABasis, X):
         Z = basis.project(X)
@@ -230,24 +234,21 @@ class _PCAGaussBase(SyntheticMechanism):
         p, k = basis.components.shape[1], basis.n_components
         S = centred_second_moment(stats, basis.centre)
         r = float(np.trace(S) - np.trace(basis.components @ S @ basis.components.T))
-        noisy, scale = self.source_.add_laplace(np.array([r]), residual_sensitivity(p), eps_res, coords=1)
-        self.released_residual_ = float(noisy[0])
         self.sensitivities_["residual_l1"] = residual_sensitivity(p)
-        self.noise_scales_["residual"] = scale
+        noisy = self._laplace("residual", np.array([r]), residual_sensitivity(p), eps_res, coords=1)
+        self.released_residual_ = float(noisy[0])
         return max(float(noisy[0]), 0.0) / (stats.n * max(p - k, 1))
 
     # -- noisy Gaussian moments -----------------------------------------------
     def _noisy_gaussian(self, s: SufficientStats, sens: dict, eps_mu: float, eps_sigma: float,
                         n_hat: float, key: str):
         k = s.p
-        s1, sc1 = self.source_.add_laplace(s.s1, sens["sums_l1"], eps_mu, coords=k)
-        u, sc2 = self.source_.add_laplace(upper(s.s2), sens["second_moments_upper_l1"], eps_sigma,
-                                          coords=k * (k + 1) // 2)
+        s1 = self._laplace(f"sums{key}", s.s1, sens["sums_l1"], eps_mu, coords=k)
+        u = self._laplace(f"second_moments{key}", upper(s.s2), sens["second_moments_upper_l1"], eps_sigma,
+                          coords=k * (k + 1) // 2)
         self.released_ = {"sums": s1, "second_moment_upper": u}
         mu = s1 / n_hat
         S = mirror(u, k) / n_hat - np.outer(mu, mu)
-        self.noise_scales_[f"sums{key}"] = sc1
-        self.noise_scales_[f"second_moments{key}"] = sc2
         return mu, psd_repair(S)
 
     # -- sampling -------------------------------------------------------------
@@ -403,6 +404,7 @@ class PCAGauss(_PCAGaussBase):
             raise InputDataError("pca-gauss needs at least 2 records")
         self.output_space_ = self._out_space()
         self.domain_ = dom
+        self._declare_value_bound(stats.n, dom.p)
         self.sensitivities_, self.noise_scales_, self.budget_split_ = {}, {}, {}
         self.residual_var_ = 0.0
         self.n_ = stats.n
@@ -463,9 +465,8 @@ class PCAGauss(_PCAGaussBase):
         S = stats.covariance * n if emp else centred_second_moment(stats, public_centre(dom.p))
         lam, _ = sorted_eigh(S, k)
         sens = spectrum_sensitivity(k, dom.p, emp, n)
-        noisy, scale = self.source_.add_laplace(lam, sens, eps, coords=k)
-        self.sensitivities_ = {"spectrum_l1": sens}
-        self.noise_scales_ = {"spectrum": scale}
+        self.sensitivities_, self.noise_scales_ = {"spectrum_l1": sens}, {}
+        noisy = self._laplace("spectrum", lam, sens, eps, coords=k)
         self.budget_split_ = {"spectrum": eps}
         self.released_ = {"spectrum_sum_scale": noisy}
         self.spectrum_ = np.maximum(noisy / n, 0.0)
@@ -548,6 +549,7 @@ class PCAGaussSupervised(_PCAGaussBase):
         k = self._validate(dom.p)
         self.output_space_ = self._out_space()
         self.domain_ = dom
+        self._declare_value_bound(X.shape[0], dom.p)
         self.sensitivities_, self.noise_scales_, self.budget_split_ = {}, {}, {}
         self.guarantee = "(epsilon,delta)-DP" if self.pca_source == "analyze-gauss" and self.is_private \
             else type(self).guarantee
@@ -699,6 +701,7 @@ class PCAGMM(_PCAGaussBase):
         k = self._validate(dom.p)
         self.output_space_ = self._out_space()
         self.domain_ = dom
+        self._declare_value_bound(stats.n, dom.p)
         self.sensitivities_, self.noise_scales_, self.budget_split_ = {}, {}, {}
         self.n_ = stats.n
         self.classes_ = np.arange(C)
@@ -734,16 +737,14 @@ class PCAGMM(_PCAGaussBase):
             self.covariances_ = np.array([psd_repair(s.s2 / h - np.outer(m, m))
                                           for s, h, m in zip(per, n_hat, self.means_)])
         else:
-            noisy_counts, sc = self.source_.add_laplace(counts, sens["counts_l1"], e["counts"], coords=C)
-            self.noise_scales_["counts"] = sc
+            noisy_counts = self._laplace("counts", counts, sens["counts_l1"], e["counts"], coords=C)
             n_hat = np.maximum(noisy_counts, 1.0)
             # all class sums in one Laplace release, all class second moments in another
             S1 = np.concatenate([s.s1 for s in per])
             U = np.concatenate([upper(s.s2) for s in per])
-            S1n, sc1 = self.source_.add_laplace(S1, sens["sums_l1"], e["mean"], coords=k)
-            Un, sc2 = self.source_.add_laplace(U, sens["second_moments_upper_l1"], e["covariance"],
-                                               coords=k * (k + 1) // 2)
-            self.noise_scales_.update({"sums": sc1, "second_moments": sc2})
+            S1n = self._laplace("sums", S1, sens["sums_l1"], e["mean"], coords=k)
+            Un = self._laplace("second_moments", U, sens["second_moments_upper_l1"], e["covariance"],
+                               coords=k * (k + 1) // 2)
             self.released_ = {"counts": noisy_counts, "sums": S1n, "second_moment_upper": Un}
             m = k * (k + 1) // 2
             self.means_ = S1n.reshape(C, k) / n_hat[:, None]
@@ -767,7 +768,7 @@ class PCAGMM(_PCAGaussBase):
 
     def sample(self, n: int):
         gen = self.source_.generator
-        m = allocate(int(n), self.weights_)
+        m = largest_remainder(self.weights_, int(n))
         Zs, ys = [], []
         for c, mc in enumerate(m):
             Zs.append(self._sample_reduced(self.means_[c], self.covariances_[c], int(mc), gen))
@@ -784,25 +785,8 @@ class PCAGMM(_PCAGaussBase):
 
 
 def gaussian_sample(gen: np.random.Generator, mean: np.ndarray, cov: np.ndarray, m: int) -> np.ndarray:
-    """``m`` draws from ``N(mean, cov)`` via the symmetric square root (robust for badly scaled PSD input).
+    """``m`` draws from ``N(mean, cov)`` via :func:`~privrelease.linalg.psd_sqrt` (robust for badly scaled PSD input).
 
     Post-processing only. Negative eigenvalues (rounding) are set to zero.
     """
-    cov = (np.asarray(cov, dtype=np.float64) + np.asarray(cov, dtype=np.float64).T) / 2
-    w, V = np.linalg.eigh(cov)
-    root = V * np.sqrt(np.maximum(w, 0.0))
-    return mean + gen.standard_normal((int(m), mean.shape[0])) @ root.T
-
-
-def allocate(n: int, weights: np.ndarray) -> np.ndarray:
-    """Integer counts summing to ``n`` proportional to ``weights`` (largest remainder).
-
-    >>> allocate(10, np.array([0.5, 0.26, 0.24])).tolist()
-    [5, 3, 2]
-    """
-    raw = n * np.asarray(weights, dtype=np.float64)
-    base = np.floor(raw).astype(np.int64)
-    rest = n - int(base.sum())
-    if rest > 0:
-        base[np.argsort(-(raw - base), kind="stable")[:rest]] += 1
-    return base
+    return mean + gen.standard_normal((int(m), mean.shape[0])) @ psd_sqrt(cov).T

@@ -22,11 +22,14 @@ import numpy as np
 
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, psd_repair, upper
+from ..dp.rounding import largest_remainder
+from ..dp.selection import exponential_mechanism
+from ..dp.sensitivities import box_second_moment_l1
+from ..linalg import mirror, psd_repair, top_eigenvectors, upper
 from .base import R1, R1_LABEL, DataIndependentFit, RowAlignedMechanism, SyntheticMechanism, register
 from .pca_basis import CENTRE, load_public_components
-from .pca_gauss import allocate, gaussian_sample
-from .privacy import PrivacyCost, check_delta
+from .pca_gauss import gaussian_sample
+from ..dp.costs import PrivacyCost, check_delta
 
 
 def randomized_response(y, n_classes: int, epsilon: float, source) -> np.ndarray:
@@ -58,16 +61,20 @@ class _ProjectedIdentity(DataIndependentFit, RowAlignedMechanism):
         self.domain_ = dom
         self.sensitivities_ = {"projected_row_l1": sens}
         self.budget_split_ = {"projected rows (each record, parallel)": eps}
-        self.noise_scales_ = {"projected_rows": sens / eps if math.isfinite(eps) else 0.0}
+        # public bound of a projected value: |w . (x - c)| <= ||w|| sqrt(p) / 2
+        self.projection_bound_ = float(np.linalg.norm(W, axis=1).max(initial=0.0)) * math.sqrt(dom.p) / 2.0 or 1.0
+        with self.source_.value_bound(self.projection_bound_):
+            scale = self.source_.laplace_noise_scale(sens, eps, W.shape[0])
+        self.noise_scales_ = {"projected_rows": scale}
         self._set_cost(eps)
         self.output_columns_ = [f"r{i + 1}" for i in range(W.shape[0])] if self.output_space == "reduced" else None
 
     def transform(self, X):
         X = np.asarray(X, dtype=np.float64)
         Y = (X - CENTRE) @ self.components_.T
-        Y, scale = self.source_.add_laplace(Y, self.sensitivities_["projected_row_l1"], self.privacy_cost_.epsilon,
+        with self.source_.value_bound(self.projection_bound_):
+            Y, _ = self.source_.add_laplace(Y, self.sensitivities_["projected_row_l1"], self.privacy_cost_.epsilon,
                                             coords=Y.shape[1])
-        self.noise_scales_["projected_rows"] = scale
         if self.output_space == "reduced":
             return Y
         return Y @ np.linalg.pinv(self.components_).T + CENTRE
@@ -187,8 +194,7 @@ class JiangPublic(_ProjectedIdentity):
                 W = load_public_components(lda.scalings_[:, :k].T, dom.p)
             elif self.method == "pca":
                 U = Xp - Xp.mean(0)
-                w, V = np.linalg.eigh(U.T @ U)
-                W = V[:, ::-1][:, :k].T.copy()
+                W = top_eigenvectors(U.T @ U, k).T.copy()
             else:
                 raise ParameterError(f"method must be 'pca' or 'lda', got {self.method!r}")
         else:
@@ -211,7 +217,7 @@ def modips_sensitivities(domain, class_change: bool) -> dict:
     M = domain.p
     return {"counts_l1": 2.0,
             "sums_l1": float(max(domain.max_l1_diff, M if class_change else 0)),
-            "second_moments_upper_l1": M * (M + 1) / (4.0 if class_change else 8.0)}
+            "second_moments_upper_l1": (2.0 if class_change else 1.0) * box_second_moment_l1(M, CENTRE)}
 
 
 @register
@@ -275,15 +281,16 @@ class MODIPS(SyntheticMechanism):
         per = [st.classes.get(c, SufficientStats(p=dom.p)) for c in range(C)] if labelled else [st]
         counts = np.array([s.n for s in per], dtype=float)
         p = dom.p
+        self.source_.set_value_bound(float(st.n))  # counts, sums of |x - c| <= 1/2 and of products <= 1/4
         if labelled and math.isfinite(eps):
-            counts, self.noise_scales_["counts"] = self.source_.add_laplace(counts, 2.0, e["counts"], coords=C)
+            counts = self._laplace("counts", counts, 2.0, e["counts"], coords=C)
         n_hat = np.maximum(counts, 2.0)
         S1 = np.concatenate([s.s1 for s in per])
         U = np.concatenate([upper(s.s2) for s in per])
         if math.isfinite(eps):
-            S1, self.noise_scales_["sums"] = self.source_.add_laplace(S1, sens["sums_l1"], e["mean"], coords=p)
-            U, self.noise_scales_["second_moments"] = self.source_.add_laplace(
-                U, sens["second_moments_upper_l1"], e["covariance"], coords=p * (p + 1) // 2)
+            S1 = self._laplace("sums", S1, sens["sums_l1"], e["mean"], coords=p)
+            U = self._laplace("second_moments", U, sens["second_moments_upper_l1"], e["covariance"],
+                              coords=p * (p + 1) // 2)
         m = p * (p + 1) // 2
         self.means_ = S1.reshape(len(per), p) / n_hat[:, None]
         self.covariances_ = np.array([psd_repair(mirror(U[c * m:(c + 1) * m], p) / n_hat[c]
@@ -300,7 +307,7 @@ class MODIPS(SyntheticMechanism):
         from scipy.stats import invwishart
 
         gen = self.source_.generator
-        m = allocate(int(n), self.class_counts_ / self.class_counts_.sum())
+        m = largest_remainder(self.class_counts_ / self.class_counts_.sum(), int(n))
         Xs, ys = [], []
         for c, mc in enumerate(m):
             mu, S, nh = self.means_[c], self.covariances_[c], self.class_counts_[c]
@@ -377,12 +384,13 @@ class BlockiJL(SyntheticMechanism):
         gen = self.source_.generator
         groups = [(None, X)]
         e_model = eps
-        self.budget_split_ = {}
+        self.budget_split_, self.noise_scales_ = {}, {}
         if y is not None:
             y = np.asarray(y).astype(np.int64)
             C = int(self.n_classes) if self.n_classes is not None else int(y.max()) + 1
             counts = np.bincount(y, minlength=C).astype(float)
-            counts, _ = self.source_.add_laplace(counts, 2.0, 0.05 * eps, coords=C)
+            self.source_.set_value_bound(float(X.shape[0]))  # counts are within [0, n]
+            counts = self._laplace("counts", counts, 2.0, 0.05 * eps, coords=C)
             self.class_counts_ = np.maximum(counts, 1.0)
             e_model = 0.95 * eps
             self.budget_split_["counts"] = 0.05 * eps
@@ -402,7 +410,7 @@ class BlockiJL(SyntheticMechanism):
         if not self.labelled_:
             self.class_counts_ = np.array([1.0])
         self.sensitivities_ = {"row_l2_after_scaling": 1.0, "scale": s}
-        self.noise_scales_ = {"w": w}
+        self.noise_scales_["w"] = w
         self.domain_ = dom
         self.privacy_cost_ = PrivacyCost(eps, delta)
         return self
@@ -413,7 +421,7 @@ class BlockiJL(SyntheticMechanism):
 
     def sample(self, n: int):
         gen = self.source_.generator
-        m = allocate(int(n), self.class_counts_ / self.class_counts_.sum())
+        m = largest_remainder(self.class_counts_ / self.class_counts_.sum(), int(n))
         Xs = [gaussian_sample(gen, self.means_[c], self.covariances_[c], int(mc)) + CENTRE
               for c, mc in enumerate(m)]
         ys = np.concatenate([np.full(int(mc), c) for c, mc in enumerate(m)])
@@ -426,18 +434,6 @@ def blr_utility_sensitivity(n: int) -> float:
     """``u(D, D^) = -max_q |q(D) - q(D^)|`` with fractional counts: one replaced record moves every
     ``q(D)`` by at most ``1/n``, hence ``u`` by at most ``1/n`` (R1)."""
     return 1.0 / n
-
-
-def exponential_select(scores, epsilon: float, sensitivity: float, source) -> int:
-    """Exponential mechanism by Gumbel-max: ``argmax_k eps u_k / (2 Delta_u) + G_k`` (``source.gumbel``).
-
-    Selects ``k`` with probability proportional to ``exp(eps u_k / (2 Delta_u))``: epsilon-DP
-    (McSherry-Talwar 2007).
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    if math.isinf(epsilon):
-        return int(np.argmax(scores))
-    return int(np.argmax(epsilon * scores / (2 * sensitivity) + source.gumbel(scores.shape[0])))
 
 
 @register
@@ -507,7 +503,7 @@ class BLR(SyntheticMechanism):
         scores = np.array([-np.max(np.abs(self._answers(pool[k], None if C is None else pool_y[k], Wq, t, cq)
                                           - true)) for k in range(K)])
         du = blr_utility_sensitivity(X.shape[0])
-        k_sel = exponential_select(scores, eps, du, self.source_)
+        k_sel = exponential_mechanism(scores, eps, du, self.source_)
         self.selected_ = k_sel
         self.scores_ = scores
         self.chosen_ = pool[k_sel]

@@ -13,6 +13,14 @@ Two sources implement one interface (:class:`RandomSource`):
   each coordinate by at most ``gamma / 2``; the caller's sensitivity is inflated by
   ``coords * gamma`` (L1) or ``sqrt(coords) * gamma`` (L2) before calibration, so the
   guarantee is stated for the rounded query (as OpenDP does).
+  ``gamma`` is a function of public quantities only (:func:`grid_step`): the
+  sensitivity, the number of coordinates and a public bound on ``|value|`` that the
+  mechanism declares with :meth:`RandomSource.value_bound` (derived from the domain
+  and the public n, never from the data). ``|value| / gamma`` must stay below ``2^50``
+  (exactly representable with room for the noise); a value beyond the declared
+  grid's range is refused (:class:`~privrelease.errors.InputDataError`), never met
+  by widening the grid from the data, which would reveal ``log2 max |value|``
+  through the output lattice and the noise scale.
 * :class:`SeededSource` (``rng=int`` or a ``numpy.random.Generator``): numpy's
   continuous Laplace and normal samplers. Fast and reproducible; certificates label
   it "seeded (not for real releases)".
@@ -48,13 +56,14 @@ The statistical tests in ``tests/statistical`` check both probability mass funct
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import InputDataError, ParameterError
 
 _GRID_BITS = 20  # gamma <= sensitivity / (coords * 2^20): inflation at most 2^-20 relative
 _MAX_GRID_UNITS = 2.0**50  # |value| / gamma must stay exactly representable
@@ -63,6 +72,26 @@ _MASK52 = np.uint64((1 << 52) - 1)
 _LOW32 = np.uint64(0xFFFFFFFF)
 # leading zeros of a 12-bit value t within 12 bits (12 for t = 0)
 _LZ12 = np.array([12] + [11 - (t.bit_length() - 1) for t in range(1, 4096)], dtype=np.int64)
+
+
+def grid_step(sensitivity: float, spread: float, value_bound: float | None = None) -> float:
+    """The secure source's grid ``gamma`` (a power of two) from public quantities only.
+
+    ``gamma = 2^floor(log2(sensitivity / (spread 2^20)))`` keeps the sensitivity
+    inflation below ``2^-20`` relative (``spread`` is ``coords`` for L1, ``sqrt(coords)``
+    for L2). With a public bound M on ``|value|`` the grid is widened to
+    ``2^ceil(log2(M / 2^50))`` when needed, so every value within M is an exact multiple
+    count below ``2^50``.
+
+    >>> grid_step(1.0, 1.0) == 2.0**-20, grid_step(1.0, 1.0, value_bound=2.0**40) == 2.0**-10
+    (True, True)
+    """
+    if not (sensitivity > 0) or not math.isfinite(sensitivity):
+        raise ParameterError(f"sensitivity must be finite and > 0, got {sensitivity}")
+    gamma = 2.0 ** math.floor(math.log2(sensitivity / (spread * 2.0**_GRID_BITS)))
+    if value_bound is not None and value_bound / gamma > _MAX_GRID_UNITS:
+        gamma = 2.0 ** math.ceil(math.log2(value_bound / _MAX_GRID_UNITS))
+    return gamma
 
 
 def _accept_lazy(high16: np.ndarray, p: np.ndarray, words) -> np.ndarray:
@@ -114,6 +143,37 @@ class RandomSource(ABC):
     def uniform(self, size) -> np.ndarray:
         """Uniform [0, 1) draws used by selection mechanisms (exponential mechanism)."""
 
+    def laplace_noise_scale(self, l1_sensitivity: float, epsilon: float, coords: int) -> float:
+        """The scale :meth:`add_laplace` will use, computed without drawing (calibration apart from sampling)."""
+        return _laplace_scale(l1_sensitivity, epsilon)
+
+    def gaussian_noise_std(self, l2_sensitivity: float, noise_multiplier: float, coords: int) -> float:
+        """The standard deviation :meth:`add_gaussian` will use, computed without drawing."""
+        return float(noise_multiplier) * float(l2_sensitivity)
+
+    def set_value_bound(self, bound: float | None) -> None:
+        """Declare a public bound on ``|value|`` for the following draws (``None`` removes it).
+
+        The bound must follow from public facts only (the schema's domain, the public n,
+        a declared radius). The secure source builds its grid from it (:func:`grid_step`);
+        the seeded source ignores it.
+        """
+        if bound is not None:
+            bound = float(bound)
+            if not (bound > 0) or not math.isfinite(bound):
+                raise ParameterError(f"a public value bound must be a finite number > 0, got {bound}")
+        self._value_bound = bound
+
+    @contextlib.contextmanager
+    def value_bound(self, bound: float):
+        """:meth:`set_value_bound` for the draws inside a ``with`` block (the previous bound is restored)."""
+        previous = getattr(self, "_value_bound", None)
+        self.set_value_bound(bound)
+        try:
+            yield self
+        finally:
+            self._value_bound = previous
+
     def gumbel(self, size) -> np.ndarray:
         """Standard Gumbel draws (for the exponential mechanism via the Gumbel-max trick)."""
         u = self.uniform(size)
@@ -138,7 +198,7 @@ class SeededSource(RandomSource):
         return self._rng.laplace(0.0, scale, size)
 
     def add_laplace(self, value, l1_sensitivity, epsilon, coords):
-        scale = _laplace_scale(l1_sensitivity, epsilon)
+        scale = self.laplace_noise_scale(l1_sensitivity, epsilon, coords)
         value = np.asarray(value, dtype=np.float64)
         if scale == 0:
             return value.copy(), 0.0
@@ -146,7 +206,7 @@ class SeededSource(RandomSource):
 
     def add_gaussian(self, value, l2_sensitivity, noise_multiplier, coords):
         value = np.asarray(value, dtype=np.float64)
-        std = float(noise_multiplier) * float(l2_sensitivity)
+        std = self.gaussian_noise_std(l2_sensitivity, noise_multiplier, coords)
         if std == 0:
             return value.copy(), 0.0
         return value + self._rng.normal(0.0, std, value.shape), std
@@ -278,13 +338,31 @@ class SecureSource(RandomSource):
             todo = todo[~accept]
         return out
 
-    @staticmethod
-    def _grid(value: np.ndarray, sensitivity: float, spread: float) -> float:
-        gamma = 2.0 ** math.floor(math.log2(sensitivity / (spread * 2.0**_GRID_BITS)))
-        vmax = float(np.max(np.abs(value), initial=0.0))
-        if vmax / gamma > _MAX_GRID_UNITS:
-            gamma = 2.0 ** math.ceil(math.log2(vmax / _MAX_GRID_UNITS))
+    def _public_grid(self, sensitivity: float, spread: float) -> float:
+        return grid_step(sensitivity, spread, getattr(self, "_value_bound", None))
+
+    def _grid(self, value: np.ndarray, sensitivity: float, spread: float) -> float:
+        """The public grid; a value outside its range is refused, never used to widen it."""
+        gamma = self._public_grid(sensitivity, spread)
+        if float(np.max(np.abs(value), initial=0.0)) / gamma > _MAX_GRID_UNITS:
+            declared = getattr(self, "_value_bound", None) is not None
+            raise InputDataError(
+                f"a noised statistic exceeds the range of the secure noise grid ({_MAX_GRID_UNITS * gamma:.6g}); "
+                + ("the mechanism's public bound on it is wrong" if declared else
+                   "the mechanism declared no public bound on it"))
         return gamma
+
+    def laplace_noise_scale(self, l1_sensitivity, epsilon, coords):
+        if _laplace_scale(l1_sensitivity, epsilon) == 0:
+            return 0.0
+        spread = max(int(coords), 1)
+        return _laplace_scale(l1_sensitivity + spread * self._public_grid(l1_sensitivity, spread), epsilon)
+
+    def gaussian_noise_std(self, l2_sensitivity, noise_multiplier, coords):
+        if noise_multiplier == 0:
+            return 0.0
+        spread = math.sqrt(max(int(coords), 1))
+        return float(noise_multiplier) * (l2_sensitivity + spread * self._public_grid(l2_sensitivity, spread))
 
     def laplace(self, scale, size):
         n = int(np.prod(size)) if np.ndim(size) else int(size)
@@ -293,20 +371,20 @@ class SecureSource(RandomSource):
 
     def add_laplace(self, value, l1_sensitivity, epsilon, coords):
         value = np.asarray(value, dtype=np.float64)
-        if _laplace_scale(l1_sensitivity, epsilon) == 0:
+        scale = self.laplace_noise_scale(l1_sensitivity, epsilon, coords)
+        if scale == 0:
             return value.copy(), 0.0
         gamma = self._grid(value, l1_sensitivity, max(int(coords), 1))
-        scale = _laplace_scale(l1_sensitivity + max(int(coords), 1) * gamma, epsilon)
         k = np.round(value / gamma)
         noise = self._discrete_laplace(gamma / scale, value.size).reshape(value.shape)
         return (k + noise) * gamma, scale
 
     def add_gaussian(self, value, l2_sensitivity, noise_multiplier, coords):
         value = np.asarray(value, dtype=np.float64)
-        if noise_multiplier == 0:
+        std = self.gaussian_noise_std(l2_sensitivity, noise_multiplier, coords)
+        if std == 0:
             return value.copy(), 0.0
         gamma = self._grid(value, l2_sensitivity, math.sqrt(max(int(coords), 1)))
-        std = float(noise_multiplier) * (l2_sensitivity + math.sqrt(max(int(coords), 1)) * gamma)
         k = np.round(value / gamma)
         noise = self._discrete_gaussian(std / gamma, value.size).reshape(value.shape)
         return (k + noise) * gamma, std
