@@ -392,7 +392,9 @@ class NoiseDraw:
     output: np.ndarray | None = None
 
 
-class _StopAtDraw(Exception):
+class StopAtDraw(Exception):
+    """Raised by a :class:`TranscriptSource` at its ``stop_at`` draw (the draw's query is in ``.draw``)."""
+
     def __init__(self, draw: NoiseDraw):
         super().__init__(f"stopped at noise draw {draw.index} ({draw.kind})")
         self.draw = draw
@@ -459,7 +461,7 @@ class TranscriptSource(_WrappedSource):
                       param=None if param is None else float(param), coords=coords, shape=tuple(shape))
         self.draws.append(d)
         if self.stop_at is not None and d.index == self.stop_at:
-            raise _StopAtDraw(d)
+            raise StopAtDraw(d)
         return d
 
     def _replayed(self, d: NoiseDraw, output, scale):
@@ -568,9 +570,26 @@ def capture_draw(fit: Callable[[Any, Any], Any], data, index: int, reference: li
     src = TranscriptSource(rng, replay=reference[:index], stop_at=index)
     try:
         fit(data, src)
-    except _StopAtDraw as stop:
+    except StopAtDraw as stop:
         return stop.draw
     raise ParameterError(f"the mechanism made only {len(src.draws)} noise draws; draw {index} was never reached")
+
+
+def exact_prefix(fit: Callable[[Any, Any], Any], data, upto: int, rng=12345) -> list:
+    """A transcript of the first ``upto`` draws in which every release is its exact query on ``data``.
+
+    Built draw by draw (each query captured with the exact earlier releases replayed); Gumbel
+    draws are zero (the selection of the largest score). The guarantee of a later statistic
+    holds given *any* earlier releases, so an audit may fix them at these values, for example
+    to put the clipping centre or the basis exactly where a worst-case pair needs them.
+    """
+    draws: list[NoiseDraw] = []
+    for i in range(int(upto)):
+        d = capture_draw(fit, data, i, draws, rng)
+        d.output = np.zeros(d.shape) if d.kind == "gumbel" else d.value.copy()
+        d.scale = d.scale if d.kind == "gumbel" else 0.0
+        draws.append(d)
+    return draws
 
 
 def redraw(draw: NoiseDraw, rng, k: int, factor: float = 1.0, subset=None) -> np.ndarray:
