@@ -170,6 +170,7 @@ from privrelease.evaluation.audit import (  # noqa: E402
     audit_draw,
     capture_draw,
     draw_index,
+    exact_prefix,
     record_transcript,
 )
 from privrelease.noise import make_source  # noqa: E402
@@ -235,3 +236,10 @@ def test_audit_draw_passes_the_real_draw_and_catches_its_mutant(stat):
     assert res.mutant.epsilon_lower > claimed, res.summary()
     with pytest.raises(ParameterError, match="same query"):
         audit_draw(_fit, d0, d0, stat, trials=1000)
+
+
+def test_exact_prefix_fixes_earlier_releases_at_their_exact_values():
+    draws = exact_prefix(_fit, [0.0, 1.0, 1.0], 2, rng=5)
+    assert [d.output[0] for d in draws] == [3.0, 2.0]  # the count, then the sum given the exact count
+    assert all(d.scale == 0.0 for d in draws)
+    assert np.array_equal(_fit([0.0, 1.0, 1.0], TranscriptSource(9, replay=draws)).sum_, [2.0])

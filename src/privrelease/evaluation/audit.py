@@ -634,7 +634,7 @@ class DrawAudit:
 
 def audit_draw(fit: Callable[[Any, Any], Any], d0, d1, draw: int | str, *, trials: int = 200_000,
                claimed: float | None = None, delta: float = 0.0, seed: int = 0, mutant_factor: float | None = 0.5,
-               alpha: float = 0.05, reference_rng=12345,
+               alpha: float = 0.05, real_alpha: float | None = None, reference_rng=12345,
                edit_reference: Callable[[list], None] | None = None) -> DrawAudit:
     """Audit one noised statistic of a mechanism on neighbours ``d0``, ``d1`` (and its mutant).
 
@@ -647,7 +647,9 @@ def audit_draw(fit: Callable[[Any, Any], Any], d0, d1, draw: int | str, *, trial
     the most powerful statistic (Neyman-Pearson); the threshold event is chosen on half the
     trials and the bound computed on the other half (:func:`audit_epsilon`). The mutant is the same
     draw with ``mutant_factor`` times the noise (:class:`HalvedNoiseSource`); None skips it.
-    ``edit_reference(draws)`` may change the recorded outputs of earlier draws in place before
+    ``real_alpha`` (default ``alpha``) is the confidence parameter of the real mechanism's audit: a
+    smaller one makes a false refutation of a correct mechanism rarer where the pair realises
+    the full claim. ``edit_reference(draws)`` may change the recorded outputs of earlier draws in place before
     they are replayed (the guarantee holds given *any* earlier releases, so an audit may pick them).
     """
     ref, draws = record_transcript(fit, d0, reference_rng)
@@ -683,6 +685,6 @@ def audit_draw(fit: Callable[[Any, Any], Any], d0, d1, draw: int | str, *, trial
 
     kw = dict(d0=0, d1=1, trials=int(trials), alpha=alpha, delta=delta, claimed=claimed,
               max_batch=200_000)
-    real = audit_epsilon(batch=runner(1.0), seed=seed, **kw)
+    real = audit_epsilon(batch=runner(1.0), seed=seed, **dict(kw, alpha=alpha if real_alpha is None else real_alpha))
     mut = None if mutant_factor is None else audit_epsilon(batch=runner(float(mutant_factor)), seed=seed + 1, **kw)
     return DrawAudit(index=idx, kind=c0.kind, shift=shift, draw0=c0, draw1=c1, real=real, mutant=mut)
