@@ -26,6 +26,19 @@ mutant realises 2 epsilon and is caught against the claim.
   selection's own epsilon (``selection_["epsilon"]`` = sqrt(8 rho_sel), 1.05 here: total epsilon
   30 with a small selection share, so that the penalty term does not swamp the selection).
   Event: P = 2 selected.
+* diffgen specialisation choice (h = 1, two categorical attributes A, B of two levels, two
+  classes, MAX score, no numeric attribute: the first noise draw is that choice, charged
+  epsilon' = epsilon / 4 = 1 at epsilon 4): the record (A, B, y) = (0, 0, 1) -> (0, 0, 0) moves
+  the score of specialising A from 6 to 7 and that of B from 9 to 8. A replacement moves a MAX
+  score by at most 1 (removing lowers it by 0 or 1, adding raises it by 0 or 1), half the
+  sensitivity 2 used, so the real choice realises at most epsilon'/2 on any pair; the audit
+  compares with epsilon' (``eps_prime_``). Event: A chosen. Runs stop after the choice.
+* diffgen root split point (one numeric attribute, h = 1, MAX score, epsilon 6: the first noise
+  draw is the split interval's choice, charged epsilon' = epsilon / 6 = 1): 12 records of class
+  0 at 0.2 and 12 of class 1 at 0.8; the record at 0.427 changes class 0 -> 1, which moves the
+  scores of the intervals [0.2, 0.427) and [0.427, 0.8) by +1 and -1 (lengths in the ratio
+  e^-0.5, so the choice is not balanced). Statistic: the released split (``cut_``); event: it
+  lies in [0.2, 0.427). Whole runs (the split is released only when the attribute is specialised).
 * diffgen leaf counts (h = 0, one categorical attribute, two classes): a record changes
   class, the two (root, class) counts move by 1 each: L1 change 2, the sensitivity used.
 """
@@ -161,10 +174,92 @@ def audit_gauss_pca_select(factor, trials, seed):
                          seed=seed, claimed=select_epsilon())
 
 
+# ---- diffgen's specialisation choice ---------------------------------------------------------------
+
+SPEC_DOM = EncodedDomain(p=4, numeric=(), blocks=((0, 2), (2, 4)))
+SPEC_BASE = [(0, 1, 0), (0, 0, 0), (1, 1, 0), (1, 1, 0), (0, 1, 1), (0, 0, 1), (1, 0, 1), (1, 0, 1), (1, 0, 1),
+             (1, 0, 0), (0, 1, 0)]  # (level of A, level of B, class)
+
+
+def spec_data(target):
+    recs = [target] + SPEC_BASE
+    X = np.zeros((len(recs), 4))
+    for i, (a, b, _) in enumerate(recs):
+        X[i, a] = X[i, 2 + b] = 1.0
+    return X, np.array([r[2] for r in recs])
+
+
+def spec_mechanism(source):
+    return DiffGen(4.0, score="max", n_specializations=1, domain=SPEC_DOM, n_classes=2, rng=source)
+
+
+def spec_run(factor):
+    def run(D, rng):
+        mech = spec_mechanism(TranscriptSource(mutant(rng, factor), stop_at=1))
+        try:
+            mech.fit(*D)
+        except StopAtDraw:  # the leaf counts are not needed
+            pass
+        return float(mech.specializations_[0]["attribute"])
+    return run
+
+
+def audit_diffgen_specialise(factor, trials, seed):
+    d0, d1 = spec_data((0, 0, 1)), spec_data((0, 0, 0))
+    eps_prime = spec_mechanism(0).fit(*d0).eps_prime_
+    return audit_epsilon(run=spec_run(factor), d0=d0, d1=d1, event=lambda s: s == 0.0, trials=trials, seed=seed,
+                         claimed=eps_prime)
+
+
+def test_diffgen_specialise_pair_moves_the_scores_by_one():
+    from privrelease.mechanisms.diffgen import max_score
+
+    def scores(D):
+        X, y = D
+        out = []
+        for a, b in SPEC_DOM.blocks:
+            cc = np.zeros((2, 2))
+            np.add.at(cc, (X[:, a:b].argmax(1), y), 1)
+            out.append(float(max_score(cc)))
+        return out
+
+    assert scores(spec_data((0, 0, 1))) == [6.0, 9.0] and scores(spec_data((0, 0, 0))) == [7.0, 8.0]
+
+
+# ---- diffgen's root split point -----------------------------------------------------------------------
+
+SPLIT_AT = 0.427
+
+
+def split_data(label):
+    X = np.r_[SPLIT_AT, np.full(12, 0.2), np.full(12, 0.8)][:, None]
+    return X, np.r_[label, np.zeros(12, int), np.ones(12, int)]
+
+
+def split_mechanism(source):
+    return DiffGen(6.0, score="max", n_specializations=1, domain=EncodedDomain.numeric_box(1), n_classes=2,
+                   rng=source)
+
+
+def split_run(factor):
+    def run(D, rng):
+        return split_mechanism(mutant(rng, factor)).fit(*D).cut_[0][0][1]
+    return run
+
+
+def audit_diffgen_split(factor, trials, seed):
+    d0, d1 = split_data(0), split_data(1)
+    eps_prime = split_mechanism(0).fit(*d0).eps_prime_
+    return audit_epsilon(run=split_run(factor), d0=d0, d1=d1, event=lambda s: (s >= 0.2) & (s < SPLIT_AT),
+                         trials=trials, seed=seed, claimed=eps_prime)
+
+
 # ---- the selections: real <= claim, 2x-epsilon mutant at the calibrated loss, 4x caught -----------
 
 SELECTIONS = {"exponential": (audit_exponential, 200_000, 1_000_000), "blr": (audit_blr, 10_000, 40_000),
-              "gauss-pca-select": (audit_gauss_pca_select, 4_000, 20_000)}
+              "gauss-pca-select": (audit_gauss_pca_select, 4_000, 20_000),
+              "diffgen-specialise": (audit_diffgen_specialise, 4_000, 20_000),
+              "diffgen-split": (audit_diffgen_split, 6_000, 20_000)}
 
 
 def check_selection(name, trials, seed):
