@@ -156,7 +156,7 @@ CASES = [
     DrawCase("jiang-pca", "moments", jiang_moments_fit, rows(np.zeros(2), np.full((9, 2), .4)),
              rows(np.ones(2), np.full((9, 2), .4)), "row 0 -> 1, p=2: all 5 moment entries +1", EPS),
     DrawCase("jiang-pca", "projection", jiang_projection_fit, rows([0.0, 0.0], _CORR), rows([1.0, 1.0], _CORR),
-             "x=0 -> 1 along u~(1,1)/sqrt2 (correlated data)", EPS),
+             "x=0 -> 1 along u~(1,1)/sqrt2 (correlated data)", EPS, draw=1),  # fit: moments; transform: projection
     DrawCase("jiang-lda", "counts", lda_fit((MAIN, 0.075, 0.075)), lda_data(1.0, 0), lda_data(1.0, 1),
              "x=1 changes class", EPS),
     DrawCase("jiang-lda", "class_sums", lda_fit((0.075, MAIN, 0.075)), lda_data(1.0, 0), lda_data(1.0, 1),
