@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-import yaml
+
 
 from .._version import __version__
 from ..errors import PrivReleaseError
@@ -37,6 +37,8 @@ def _progress(stage: str, n: int):
 
 
 def _parse_params(items: List[str]) -> dict:
+    import yaml
+
     params = {}
     for item in items or []:
         if "=" not in item:
