@@ -25,7 +25,7 @@ import pandas as pd
 from ._version import __version__
 from .engine import stream_stats
 from .errors import InputDataError, ParameterError, SchemaError
-from .io import atomic_write, file_sha256, iter_table_chunks, table_format
+from .io import atomic_write, file_sha256, iter_table_chunks, table_format, warn_extra_columns
 from .mechanisms import Mechanism, RowAlignedMechanism, SyntheticMechanism, get_mechanism
 from .mechanisms.privacy import check_delta, check_epsilon
 from .noise import make_source
@@ -152,11 +152,11 @@ def _prepare(schema: Schema, mech_cls) -> tuple[Encoder, Encoder | None]:
     return Encoder(schema), None
 
 
-def _encode_y(lab: Encoder | None, df: pd.DataFrame):
+def _encode_y(lab: Encoder | None, df: pd.DataFrame, warn: bool = True):
     """Class codes of the label column, or the encoded value in [0, 1] of a regression target."""
     if lab is None:
         return None
-    X = lab.encode(df).X
+    X = lab.encode(df, warn=warn).X
     return X[:, 0] if lab.columns[0].kind == "numeric" else X.argmax(axis=1)
 
 
@@ -262,6 +262,7 @@ def release(
     mech_cls = get_mechanism(mechanism)
     enc, lab = _prepare(schema, mech_cls)
     params = _schema_params(mech_cls, schema, enc, lab, params)
+    warn_extra_columns(data.columns, schema, "the input table")
     encoded = enc.encode(data, on_out_of_bounds=on_out_of_bounds)
     y = _encode_y(lab, data)
     params = _public_table_params(params, enc, schema)
@@ -424,14 +425,25 @@ def release_file(
     def chunks():
         return iter_table_chunks(input_path, schema, chunk_rows)
 
+    # records per label class (over all passes), for the one-class warning; the label is either
+    # encoded with the features (unsupervised mechanisms) or apart (supervised ones)
+    label_col = schema.label
+    label_block = enc.slices.get(label_col.name) if label_col is not None else None
+    class_counts = np.zeros(label_col.width if label_col is not None else 0)
+
     def encode(df, offset):
-        e = enc.encode(df, on_out_of_bounds=on_out_of_bounds, row_offset=offset)
+        e = enc.encode(df, on_out_of_bounds=on_out_of_bounds, row_offset=offset, warn=False)
         for k, v in e.clip_counts.items():
             clip_counts[k] = clip_counts.get(k, 0) + v
+        if label_block is not None:
+            class_counts[:] += e.X[:, label_block].sum(axis=0)
         return e.X
 
     def labels(df):
-        return _encode_y(lab, df)
+        y = _encode_y(lab, df, warn=False)
+        if n_classes and label_block is None:
+            np.add.at(class_counts, y, 1)
+        return y
 
     streaming = (hasattr(mech, "fit_stats") and type(mech).fit_stats is not RowAlignedMechanism.fit_stats
                  and getattr(mech, "can_stream", True))
@@ -517,6 +529,7 @@ def release_file(
         return n_in, n_out
 
     n_in, n_out = _with_ledger(ledger, dataset_id, budget, mech, run)
+    _warn_totals(enc, schema, clip_counts, n_in, class_counts)
     # certificate (the output's column names only: never read the whole output back)
     if fmt == "parquet":
         import pyarrow.parquet as pq
@@ -531,6 +544,16 @@ def release_file(
         with atomic_write(certificate_path, "w") as fh:
             fh.write(cert.to_json())
     return cert
+
+
+def _warn_totals(enc: Encoder, schema: Schema, clip_counts: dict, n_in: int, class_counts) -> None:
+    """The data warnings of a chunked release, once, from the totals over the whole file."""
+    from .schema.encoding import warn_one_class
+
+    enc.warn_clipped(clip_counts, n_in)
+    if len(class_counts):
+        # several passes count each record several times: only which classes occur matters here
+        warn_one_class(schema.label, class_counts, n_in)
 
 
 def _dask_file_stats(path, schema, enc, lab, n_classes, on_out_of_bounds):

@@ -13,7 +13,7 @@ import typer
 
 
 from .._version import __version__
-from ..errors import PrivReleaseError
+from ..errors import PrivReleaseError, PrivReleaseWarning
 
 app = typer.Typer(
     add_completion=False,
@@ -388,8 +388,25 @@ def ledger_cancel(
     typer.echo(f"entry {entry_id} cancelled")
 
 
+def _print_warnings():
+    """Show privrelease's warnings as one ``warning: ...`` line each on stderr (others as Python does)."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if isinstance(category, type) and issubclass(category, PrivReleaseWarning):
+            typer.echo("warning: " + " ".join(str(message).split()), err=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    show.one_line = True
+    if not getattr(shown, "one_line", False):  # main() may run several times in one process (tests)
+        warnings.showwarning = show
+    warnings.simplefilter("default", PrivReleaseWarning)
+
+
 def main(argv=None):
-    """Entry point: one-line errors, clean interruption."""
+    """Entry point: one-line errors and warnings, clean interruption."""
+    _print_warnings()
     try:
         code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
         if isinstance(code, int) and code:
