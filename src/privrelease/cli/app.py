@@ -139,13 +139,21 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
     if as_json:
         typer.echo(json.dumps(infos, indent=2))
         return
+    import textwrap
+
+    options = {"epsilon": "--epsilon", "delta": "--delta", "rng": "--seed", "domain": None}  # set by the release
+    pad = " " * 23
     for i in infos:
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
-        typer.echo(f"{'':<22} neighbours: {i['neighbouring_relation']}")
+        typer.echo(f"{pad}neighbours: {i['neighbouring_relation']}")
         if i.get("explanation"):
-            typer.echo(f"{'':<22} {i['explanation']}")
+            typer.echo(f"{pad}{i['explanation']}")
         for key, meaning in (i.get("parameters") or {}).items():
-            typer.echo(f"{'':<22} --param {key}=...: {meaning}")
+            flag = options.get(key, f"--param {key}=...")
+            if flag is None:
+                continue
+            typer.echo(textwrap.fill(f"{flag}: {meaning}", width=110, initial_indent=pad,
+                                     subsequent_indent=pad + "    ", break_on_hyphens=False))
 
 
 @schema_app.command("draft")

@@ -303,7 +303,6 @@ class Compression(SyntheticMechanism):
     def info(cls) -> dict:
         d = super().info()
         d["explanation"] = DISTRIBUTIONAL_EXPLANATION
-        d["parameters"] = dict(cls.PARAMETERS)
         return d
 
     @property
