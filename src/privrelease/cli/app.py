@@ -128,6 +128,10 @@ def release(
         f"delta={cert.delta}, noise: {cert.randomness})" + (f"; certificate {certificate}" if certificate else ""),
         err=True,
     )
+    if set(cert.output_columns) != set(sch.names):
+        cols = cert.output_columns
+        shown = ", ".join(cols[:3]) + (f", ..., {cols[-1]}" if len(cols) > 4 else "".join(f", {c}" for c in cols[3:]))
+        typer.echo(f"note: the released table's columns are {shown}: {cls.columns}", err=True)
 
 
 @app.command()
@@ -146,6 +150,7 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
     for i in infos:
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
         typer.echo(f"{pad}neighbours: {i['neighbouring_relation']}")
+        typer.echo(f"{pad}columns: {i['columns']}")
         if i.get("explanation"):
             typer.echo(f"{pad}{i['explanation']}")
         for key, meaning in (i.get("parameters") or {}).items():

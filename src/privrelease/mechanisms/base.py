@@ -51,6 +51,7 @@ class Mechanism(BaseEstimator):
     output_kind: ClassVar[str] = "row-aligned"
     summary: ClassVar[str] = ""
     supervised: ClassVar[bool] = False  # needs a label column
+    columns: ClassVar[str] = "the schema's columns"  # what the released table's columns are
     uses_delta: ClassVar[bool] = False
 
     # -- helpers for subclasses --------------------------------------------
@@ -142,6 +143,7 @@ class Mechanism(BaseEstimator):
             "output": cls.output_kind,
             "supervised": cls.supervised,
             "summary": cls.summary,
+            "columns": cls.columns,
             "parameters": cls.parameter_docs(),
         }
 

@@ -266,6 +266,8 @@ class Compression(SyntheticMechanism):
     )
     output_kind: ClassVar[str] = "compressed"
     output_space: ClassVar[str] = "encoded"  # columns: the encoded (normalised) columns, not decoded
+    columns: ClassVar[str] = ("the encoded columns (numeric scaled to [0, 1], one dummy per category), m rows of "
+                              "mixtures: NOT the schema's columns, not decoded")
     fixed_output_rows: ClassVar[bool] = True  # m is a parameter; --n-synthetic does not apply
     summary: ClassVar[str] = (
         "Zhou-Ligett-Wasserman: m random Gaussian mixtures of all records (m x p, no row is a person), "
