@@ -198,9 +198,12 @@ def schema_check(schema: Path = typer.Argument(..., help="Schema YAML/JSON to va
 @app.command()
 def reproduce(
     name: Optional[str] = typer.Argument(None, help="Reproduction name (see --list)."),
-    out: Path = typer.Option(Path("results"), "--out", help="Output directory for NAME.json and NAME.png."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory for NAME.json and NAME.png "
+                                       "(default results/, or results/quick/ with --quick)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Folder with the real data sets (default ../shared/datasets)."),
-    quick: bool = typer.Option(False, "--quick", help="A small real slice (as run in CI)."),
+    quick: bool = typer.Option(False, "--quick", help="A small real slice (as run in CI); never replaces a full "
+                               "result unless --overwrite."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Let a --quick run replace a full result in --out."),
     seed: int = typer.Option(0, "--seed", help="Seed of the experiment (reproductions use seeded noise)."),
     list_: bool = typer.Option(False, "--list", help="List the available reproductions."),
     data: Optional[Path] = typer.Option(None, "--data", help="zhuang-table: the table to evaluate."),
@@ -218,6 +221,7 @@ def reproduce(
     import os
 
     from ..experiments import get_reproduction, list_reproductions
+    from ..experiments.registry import full_result
 
     if list_ or name is None:
         for r in list_reproductions():
@@ -226,6 +230,11 @@ def reproduce(
     if data_dir is not None:
         os.environ["PRIVRELEASE_DATA"] = str(data_dir)
     rep = get_reproduction(name)
+    if out is None:
+        out = Path("results") / "quick" if quick else Path("results")
+    if quick and not overwrite and full_result(out, name) is not None:
+        _err(f"{full_result(out, name)} holds a full result that a --quick slice would replace; "
+             f"write the slice elsewhere (--out, default results/quick) or pass --overwrite")
     typer.echo(f"reproducing {name}{' (quick slice)' if quick else ''} -> {out}", err=True)
     extra = {key: v for key, v in (("data", data), ("schema", schema), ("utility_label", utility_label),
                                    ("privacy_label", privacy_label), ("k", k), ("per_combination", per_combination),
