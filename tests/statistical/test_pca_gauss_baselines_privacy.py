@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from pca_audit_helpers import audit, far_side_event
+from privrelease.dp.selection import exponential_mechanism
 from privrelease.mechanisms import pca_gauss_baselines as B
 from privrelease.noise import make_source
 
@@ -86,7 +87,7 @@ def test_blr_exponential_selection(monkeypatch):
     s0, s1 = np.array([0.0, 0.0]), np.array([du, -du])
 
     def run(scores, rng):
-        return float(B.exponential_select(scores, EPS, B.blr_utility_sensitivity(n), make_source(rng)))
+        return float(exponential_mechanism(scores, EPS, B.blr_utility_sensitivity(n), make_source(rng)))
 
     event = lambda s: np.asarray(s).ravel() == 1.0  # noqa: E731
     real = audit(run, s0, s1, event, trials=6000, seed=1)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from pca_audit_helpers import audit, far_side_event
+from privrelease.dp.calibration import analytic_gaussian_multiplier
 from privrelease.engine import SufficientStats
 from privrelease.mechanisms import pca_basis, pca_gauss
 from privrelease.mechanisms.pca_gauss import PCAGMM, PCAGauss, PCAGaussSupervised
@@ -153,7 +154,7 @@ def test_analyze_gauss_basis(monkeypatch):
         g = pca_basis.analyze_gauss_basis(st, 1, EPS, 1e-5, make_source(rng)).released["gram_upper"]
         return (g[2] - g[0]) / math.sqrt(2)
 
-    sigma = pca_basis.analyze_gauss_l2_sensitivity() * pca_basis.gaussian_noise_multiplier(EPS, 1e-5)
+    sigma = pca_basis.analyze_gauss_l2_sensitivity() * analytic_gaussian_multiplier(EPS, 1e-5)
     thr = -1 / math.sqrt(2) * 1.0 - 2.5 * sigma / 2  # far tail on d0's side, tuned for the mutant's std
     event = lambda s: np.asarray(s).ravel() <= thr  # noqa: E731
     real = audit(run, s0, s1, event, trials=40000, seed=3, delta=1e-5)

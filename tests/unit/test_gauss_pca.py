@@ -13,7 +13,7 @@ from privrelease.errors import ParameterError
 from privrelease.linalg import upper
 from privrelease.mechanisms import get_mechanism
 from privrelease.mechanisms import gauss_pca as gp
-from privrelease.mechanisms.zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
+from privrelease.dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from privrelease.release import DEFAULT_MECHANISM
 from privrelease.schema import EncodedDomain, Schema
 
@@ -135,12 +135,6 @@ def test_accounting_conversions():
     c = conversions(calibrate_rho(1.0, 1e-5), 1e-5)
     assert math.isclose(c["epsilon_tight_gaussian"], 1.0, rel_tol=1e-3)
     assert 1.0 < c["epsilon_rdp_zcdp"] < c["epsilon_classic_zcdp"]
-
-
-def test_noise_multiplier():
-    assert math.isclose(gaussian_noise_multiplier(0.5), 1.0)
-    with pytest.raises(ParameterError):
-        gaussian_noise_multiplier(0.0)
 
 
 # ---- fitting -------------------------------------------------------------------------
@@ -317,7 +311,7 @@ def test_mean_directions_spend_the_same_budget():
     b = gp.GaussPCA(mean_directions=False, **kw).fit(X, y)
     assert a.rho_split_ == b.rho_split_ and a.privacy_cost_ == b.privacy_cost_
     assert a.sensitivities_ == b.sensitivities_
-    assert a.noise_scales_["sums_std"] == pytest.approx(2 * a.radius_ * gaussian_noise_multiplier(a.rho_split_["sums"]))
+    assert a.noise_scales_["sums_std"] == pytest.approx(2 * a.radius_ * zcdp_noise_multiplier(a.rho_split_["sums"]))
     assert set(a.noise_scales_) == set(b.noise_scales_)  # no release without a charge
 
 

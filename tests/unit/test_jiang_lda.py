@@ -13,7 +13,6 @@ from privrelease.errors import InputDataError, ParameterError
 from privrelease.linalg import upper
 from privrelease.mechanisms.jiang_lda import (
     JiangLDA, greedy_l1_sample, lda_sensitivities, paper_lda_sensitivity, _greedy_kernel, _greedy_numpy,
-    _largest_remainder,
 )
 from privrelease.schema.encoding import EncodedDomain
 
@@ -77,11 +76,6 @@ def test_paper_sensitivity_is_too_small_for_mixed_data():
     assert change > paper_second
     assert change <= lda_sensitivities(dom, 2)["second_moment"]
     assert paper_lda_sensitivity(dom) == 2 * 4 + paper_second
-
-
-def test_largest_remainder_sums_and_minimum():
-    out = _largest_remainder(np.array([0.2, 5.0, 100.0]), 50, minimum=1)
-    assert out.sum() == 50 and out.min() >= 1
 
 
 def test_sampler_matches_exact_statistics_of_a_simple_table():

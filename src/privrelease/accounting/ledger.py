@@ -10,7 +10,7 @@ Budget declaration
     The total budget of a dataset is declared at its *first* use (``budget`` is then
     required) and stored. ``budget`` is a float (a total epsilon; the total delta is
     then 0, so only pure epsilon-DP releases fit unless a delta is declared) or a
-    :class:`~privrelease.mechanisms.privacy.PrivacyCost` (total epsilon and delta).
+    :class:`~privrelease.dp.costs.PrivacyCost` (total epsilon and delta).
     A later call without ``budget`` uses the stored total. A later call with a budget
     is accepted only if it equals the stored one (a float is compared with the stored
     epsilon only, a PrivacyCost with both); anything else is refused with a
@@ -19,7 +19,7 @@ Budget declaration
 
 Composition
     Sequential (basic) composition: the epsilons and the deltas of all releases of a
-    dataset add (:func:`~privrelease.mechanisms.privacy.sequential`). This is valid
+    dataset add (:func:`~privrelease.dp.costs.sequential`). This is valid
     for any mix of mechanisms and neighbouring relations on the same data; it is not
     the tightest bound for many Gaussian releases.
 
@@ -58,7 +58,7 @@ Storage
 Examples
 --------
 >>> import os, tempfile
->>> from privrelease.mechanisms.privacy import PrivacyCost
+>>> from privrelease.dp.costs import PrivacyCost
 >>> path = os.path.join(tempfile.mkdtemp(), "budget.sqlite")
 >>> led = Ledger(path)
 >>> with led.reserve("adult", PrivacyCost(0.4), budget=1.0, mechanism="laplace"):
@@ -82,7 +82,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import BudgetExceededError, ParameterError
-from ..mechanisms.privacy import ZERO, PrivacyCost, sequential
+from ..dp.costs import ZERO, PrivacyCost, sequential
 
 __all__ = ["Ledger", "PENDING", "COMMITTED", "CANCELLED"]
 

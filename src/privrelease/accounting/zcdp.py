@@ -1,7 +1,7 @@
 """Zero-concentrated DP accounting with ``dp_accounting`` conversions to (epsilon, delta).
 
 The calibration used by the mechanisms at fit time lives in
-:mod:`privrelease.mechanisms.zcdp` (mechanisms may not import this layer); this module
+:mod:`privrelease.dp.calibration` (a DP primitive below the mechanisms and this layer); this module
 re-exports it and adds the conversions a certificate or a budget ledger reports:
 
 * :func:`epsilon_tight` - the exact profile of a composition of Gaussian mechanisms
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import math
 
-from ..mechanisms.zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
+from ..dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 
-__all__ = ["calibrate_rho", "epsilon_for", "gaussian_noise_multiplier", "epsilon_tight", "epsilon_rdp",
+__all__ = ["calibrate_rho", "epsilon_for", "zcdp_noise_multiplier", "epsilon_tight", "epsilon_rdp",
            "epsilon_classic", "conversions"]
 
 
@@ -33,7 +33,7 @@ def epsilon_tight(rho: float, delta: float) -> float:
     from dp_accounting.pld import pld_privacy_accountant
 
     acc = pld_privacy_accountant.PLDAccountant(dp_accounting.NeighboringRelation.REPLACE_ONE)
-    # REPLACE_ONE Gaussian events assume a replacement moves the query by 2 (see mechanisms.zcdp)
+    # REPLACE_ONE Gaussian events assume a replacement moves the query by 2 (see dp.calibration)
     acc.compose(dp_accounting.GaussianDpEvent(2.0 / math.sqrt(2.0 * rho)))
     return float(acc.get_epsilon(delta))
 

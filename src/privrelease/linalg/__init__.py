@@ -36,8 +36,12 @@ def symmetrize(A: np.ndarray) -> np.ndarray:
     return (A + A.T) / 2.0
 
 
-def _fix_signs(V: np.ndarray) -> np.ndarray:
-    """Make the largest-magnitude entry of each column positive (deterministic signs)."""
+def fix_signs(V: np.ndarray) -> np.ndarray:
+    """Make the largest-magnitude entry of each column positive (deterministic signs).
+
+    >>> fix_signs(np.array([[0.6, 0.0], [-0.8, -1.0]])).tolist()
+    [[-0.6, -0.0], [0.8, 1.0]]
+    """
     if V.size == 0:
         return V
     idx = np.argmax(np.abs(V), axis=0)
@@ -61,7 +65,19 @@ def sorted_eigh(A: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.nda
     w, V = w[order], V[:, order]
     if k is not None:
         w, V = w[:k], V[:, :k]
-    return w, _fix_signs(V)
+    return w, fix_signs(V)
+
+
+def top_eigenvectors(A: np.ndarray, k: int) -> np.ndarray:
+    """The ``p x k`` matrix of the top-k eigenvectors (columns, signs fixed) of a symmetric matrix.
+
+    >>> top_eigenvectors(np.diag([1., 3., 2.]), 2).T.tolist()
+    [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    k = int(k)
+    if not (1 <= k <= np.shape(A)[0]):
+        raise ValueError(f"k must be in [1, {np.shape(A)[0]}], got {k}")
+    return sorted_eigh(A, k)[1]
 
 
 def generalized_eigh(A: np.ndarray, B: np.ndarray, k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -76,13 +92,13 @@ def generalized_eigh(A: np.ndarray, B: np.ndarray, k: int | None = None) -> tupl
     w, V = w[order], V[:, order]
     if k is not None:
         w, V = w[:k], V[:, :k]
-    return w, _fix_signs(V)
+    return w, fix_signs(V)
 
 
-def psd_repair(S: np.ndarray, floor: float | None = None) -> np.ndarray:
-    """Nearest-in-spectrum symmetric PSD matrix: eigenvalues raised to ``floor``.
+def psd_repair(S: np.ndarray, floor: float | None = None, shift: float = 0.0) -> np.ndarray:
+    """Nearest-in-spectrum symmetric PSD matrix: eigenvalues lowered by ``shift``, then raised to ``floor``.
 
-    Default floor ``1e-9 * max(1, trace(S)/d)``. Post-processing only.
+    Default floor ``1e-9 * max(1, trace(S)/d)`` (``floor=0`` clips at zero). Post-processing only.
 
     >>> R = psd_repair(np.array([[1., 2.], [2., 1.]]))
     >>> bool(np.all(np.linalg.eigvalsh(R) > 0)), bool(np.allclose(R, R.T))
@@ -95,8 +111,22 @@ def psd_repair(S: np.ndarray, floor: float | None = None) -> np.ndarray:
     if floor is None:
         floor = 1e-9 * max(1.0, float(np.trace(S)) / d)
     w, V = np.linalg.eigh(S)
-    w = np.maximum(w, floor)
+    w = np.maximum(w - float(shift), floor)
     return symmetrize((V * w) @ V.T)
+
+
+def psd_sqrt(S: np.ndarray) -> np.ndarray:
+    """A square root ``L = Q diag(sqrt(max(w, 0)))`` (``L L^T = S``) of a symmetric matrix ``S = Q diag(w) Q^T``.
+
+    Negative eigenvalues (rounding) count as 0; robust for badly scaled PSD input (no
+    Cholesky). ``mean + G @ L.T`` with standard normal rows ``G`` draws from ``N(mean, S)``.
+
+    >>> L = psd_sqrt(np.diag([4., -1.]))
+    >>> (L @ L.T).tolist()
+    [[4.0, 0.0], [0.0, 0.0]]
+    """
+    w, V = np.linalg.eigh(symmetrize(np.asarray(S, dtype=np.float64)))
+    return V * np.sqrt(np.maximum(w, 0.0))
 
 
 def haar_orthonormal(n_rows: int, dim: int, rng: np.random.Generator) -> np.ndarray:

@@ -14,7 +14,7 @@ from .base import (
 )
 from .jiang_pca import JiangPCA
 from .laplace import LaplaceIdentity
-from .privacy import BudgetSplit, PrivacyCost
+from ..dp.costs import BudgetSplit, PrivacyCost
 
 __all__ = [
     "Mechanism", "RowAlignedMechanism", "SyntheticMechanism", "register", "get_mechanism", "list_mechanisms",

@@ -33,7 +33,7 @@ from sklearn.base import BaseEstimator
 from ..errors import InputDataError, ParameterError, UnknownMechanismError
 from ..noise import make_source
 from ..schema.encoding import EncodedDomain
-from .privacy import PrivacyCost, check_epsilon
+from ..dp.costs import PrivacyCost, check_epsilon
 
 GUARANTEES = ("epsilon-DP", "(epsilon,delta)-DP", "distributional", "none (empirical)")
 

@@ -24,6 +24,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import InputDataError, ParameterError
+from ..linalg import top_eigenvectors
 from ..noise import make_source
 from .base import SyntheticMechanism, register
 
@@ -101,8 +102,7 @@ def top_subspace(S, D: int) -> np.ndarray:
     S = np.asarray(S, dtype=np.float64)
     if not (1 <= D <= S.shape[0]):
         raise ParameterError(f"D must be in [1, {S.shape[0]}], got {D}")
-    w, V = np.linalg.eigh((S + S.T) / 2)
-    return V[:, np.argsort(w)[::-1][:D]]
+    return top_eigenvectors(S, D)
 
 
 def projector_distance(A, B, D: int) -> float:

@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..dp.rounding import largest_remainder
+from ..dp.selection import exponential_mechanism
 from ..errors import InputDataError, ParameterError, SchemaError
 from .base import R1_LABEL, SyntheticMechanism, register
 
@@ -207,13 +209,7 @@ class DiffGen(SyntheticMechanism):
 
     # -- exponential-mechanism helpers -----------------------------------------------------
     def _choose(self, utilities, eps_prime, log_base=None):
-        u = np.asarray(utilities, dtype=np.float64)
-        lb = np.zeros_like(u) if log_base is None else np.asarray(log_base, dtype=np.float64)
-        if not math.isfinite(eps_prime):
-            best = np.flatnonzero(u == u[np.isfinite(lb)].max())
-            best = best[np.isfinite(lb[best])]
-            return int(best[0])
-        return int(np.argmax(eps_prime * u / (2 * self.delta_u_) + lb + self.source_.gumbel(u.shape)))
+        return exponential_mechanism(utilities, eps_prime, self.delta_u_, self.source_, log_base=log_base)
 
     def _split_point(self, values, labels, lo, hi, eps_prime):
         """Choose a split point of [lo, hi) by the exponential mechanism (step 3)."""
@@ -391,9 +387,7 @@ class DiffGen(SyntheticMechanism):
     def _allocation(self, n):
         if n is None:
             return self.cell_counts_
-        from .jiang_lda import _largest_remainder
-
-        return _largest_remainder(self.cell_counts_, self._check_int(n, "n", 1))
+        return largest_remainder(self.cell_counts_, self._check_int(n, "n", 1))
 
     def sample(self, n: int | None = None):
         """Records drawn uniformly inside the generalised cells.

@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..dp.selection import exponential_mechanism
 from ..errors import ParameterError
 from ..schema.encoding import EncodedDomain
 from .base import DataIndependentFit, RowAlignedMechanism, register
@@ -89,25 +90,18 @@ class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
         X = np.asarray(X, dtype=np.float64)
         dom = self.domain_
         eps = self.privacy_cost_.epsilon
-        temp = 2 * self.sensitivities_["utility_l1"] / eps if math.isfinite(eps) else 0.0
+        du = self.sensitivities_["utility_l1"]
         out = np.empty_like(X)
         grid = self.grid_
         num = np.asarray(dom.numeric, dtype=np.int64)
         n = X.shape[0]
         if num.size:
             dist = np.abs(X[:, num, None] - grid[None, None, :])  # (n, p1, |G|)
-            if temp == 0:
-                idx = np.argmin(dist, axis=2)
-            else:
-                idx = np.argmax(-dist / temp + self.source_.gumbel(dist.shape), axis=2)
+            idx = exponential_mechanism(-dist, eps, du, self.source_, axis=2)
             out[:, num] = grid[idx]
         for a, b in dom.blocks:
-            block = X[:, a:b]
-            if temp == 0:
-                idx = np.argmax(block, axis=1)
-            else:
-                dist = 2.0 * (1.0 - block)  # encoded L1 distance to each level: 0 or 2
-                idx = np.argmax(-dist / temp + self.source_.gumbel(block.shape), axis=1)
+            dist = 2.0 * (1.0 - X[:, a:b])  # encoded L1 distance to each level: 0 or 2
+            idx = exponential_mechanism(-dist, eps, du, self.source_, axis=1)
             onehot = np.zeros((n, b - a))
             onehot[np.arange(n), idx] = 1.0
             out[:, a:b] = onehot

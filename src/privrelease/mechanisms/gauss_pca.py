@@ -17,11 +17,14 @@ import numpy as np
 
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, sorted_eigh, symmetrize, upper
+from ..linalg import fix_signs, mirror, psd_repair, psd_sqrt, sorted_eigh, symmetrize, upper
 from ..schema.encoding import EncodedDomain
 from .base import R1_LABEL, SyntheticMechanism, register
-from .privacy import check_delta
-from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
+from ..dp.costs import check_delta
+from ..dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ..dp.rounding import largest_remainder
+from ..dp.selection import exponential_mechanism
+from ..dp.sensitivities import gram_l2
 
 #: Default split of the total zCDP budget rho (chosen on gas_drift and musk2, never on HAPT or Adult).
 DEFAULT_SPLIT = {
@@ -99,7 +102,7 @@ def moment_sensitivity(radius: float) -> float:
     ``upper(t t^T)`` and ``upper(t' t'^T)``, each of norm ``<= ||t||^2 <= R^2``, total
     ``<= sqrt(2) R^2``.
     """
-    return math.sqrt(2.0) * radius**2
+    return gram_l2(radius)
 
 
 COUNT_SENSITIVITY = math.sqrt(2.0)  # a record changing class moves two counts by 1: ||e_y - e_y'||_2
@@ -378,7 +381,7 @@ class GaussPCA(SyntheticMechanism):
 
     def _gauss(self, value, sens, part, coords):
         """Gaussian mechanism spending ``rho_split_[part]``; records the noise std."""
-        nm = gaussian_noise_multiplier(self.rho_split_[part])
+        nm = zcdp_noise_multiplier(self.rho_split_[part])
         noisy, std = self.source_.add_gaussian(np.asarray(value, dtype=np.float64), sens, nm, coords)
         self.sensitivities_[f"{part}_l2"] = float(sens)
         self.noise_scales_[f"{part}_std"] = float(std)
@@ -589,7 +592,7 @@ class GaussPCA(SyntheticMechanism):
             edge = 2.0 * math.sqrt(P) * s_m * math.sqrt(C) / n_eff.sum() * np.ones(C)
         else:
             edge = 2.0 * math.sqrt(P) * s_m / n_eff
-        covs = np.stack([_psd(S, float(self.shrinkage) * e) for S, e in zip(covs, edge)])
+        covs = np.stack([psd_repair(S, floor=0.0, shift=float(self.shrinkage) * e) for S, e in zip(covs, edge)])
         self.components_ = V.T
         self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(C, 1.0 / C)
         self.class_means_ = means
@@ -643,17 +646,14 @@ class GaussPCA(SyntheticMechanism):
         p = A.shape[0]
         grid = sorted({int(g) for g in self.component_grid if 1 <= int(g) <= p})
         rho_m = self.rho_split_["moments"]
-        sigma_m = gaussian_noise_multiplier(rho_m) * moment_sensitivity(R)
+        sigma_m = zcdp_noise_multiplier(rho_m) * moment_sensitivity(R)
         AV = A @ V_all
         captured = np.cumsum(np.einsum("ij,ij->j", V_all, AV))  # tr(V_P^T A V_P) for P = 1..p
         util = np.array([captured[P - 1] - 2.0 * C * P**1.5 * sigma_m for P in grid])
         eps_sel = math.sqrt(8.0 * self.rho_split_["selection"]) if math.isfinite(self.rho_) else math.inf
         du = R**2  # sensitivity of the utility
         self.sensitivities_["selection_utility"] = float(du)
-        if math.isinf(eps_sel):
-            k = int(np.argmax(util))
-        else:
-            k = int(np.argmax(eps_sel * util / (2.0 * du) + self.source_.gumbel(len(grid))))
+        k = exponential_mechanism(util, eps_sel, du, self.source_)
         self.selection_ = {"grid": grid, "epsilon": eps_sel, "chosen": grid[k]}
         return grid[k]
 
@@ -663,7 +663,7 @@ class GaussPCA(SyntheticMechanism):
         n = self._check_int(n, "n", 1)
         gen = self.source_.generator
         C = self.n_classes_
-        k = _round_counts(self.class_weights_, n)
+        k = largest_remainder(self.class_weights_, n)
         V = self.components_.T
         p, P = V.shape
         X = np.empty((n, p))
@@ -672,8 +672,7 @@ class GaussPCA(SyntheticMechanism):
         for c in range(C):
             if k[c] == 0:
                 continue
-            w, Q = np.linalg.eigh(self.class_covariances_[c])
-            L = Q * np.sqrt(np.maximum(w, 0.0))
+            L = psd_sqrt(self.class_covariances_[c])
             T = self.class_means_[c] + gen.standard_normal((k[c], P)) @ L.T
             X[start:start + k[c]] = T @ V.T
             start += k[c]
@@ -721,17 +720,10 @@ def _mean_direction_basis(S1_full, counts, A_noisy, P):
     rank = int(np.sum(sv > 1e-12 * max(float(sv.max(initial=0.0)), 1e-300)))
     k = min(P, rank, len(counts) - 1)
     if k >= P:
-        return _signed(U[:, :P])
+        return fix_signs(U[:, :P])
     N = U[:, k:]  # orthonormal basis of the complement
     _, W = sorted_eigh(N.T @ A_noisy @ N, P - k)
-    return _signed(np.hstack([U[:, :k], N @ W]))
-
-
-def _signed(V: np.ndarray) -> np.ndarray:
-    """Columns with their largest-magnitude entry positive (deterministic signs)."""
-    idx = np.argmax(np.abs(V), axis=0)
-    s = np.sign(V[idx, np.arange(V.shape[1])])
-    return V * np.where(s == 0, 1.0, s)
+    return fix_signs(np.hstack([U[:, :k], N @ W]))
 
 
 def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
@@ -744,19 +736,3 @@ def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
     out = one(stats)
     out.classes = {k: one(v) for k, v in stats.classes.items()}
     return out
-
-
-def _psd(S: np.ndarray, shift: float = 0.0) -> np.ndarray:
-    """Eigenvalues lowered by ``shift`` and clipped at 0 (post-processing of a noisy covariance)."""
-    w, Q = np.linalg.eigh(symmetrize(S))
-    return (Q * np.maximum(w - shift, 0.0)) @ Q.T
-
-
-def _round_counts(weights: np.ndarray, n: int) -> np.ndarray:
-    """Largest-remainder rounding of ``n * weights`` to integers summing to n."""
-    raw = np.asarray(weights, dtype=np.float64) * n
-    k = np.floor(raw).astype(int)
-    rest = n - int(k.sum())
-    if rest > 0:
-        k[np.argsort(-(raw - k))[:rest]] += 1
-    return k

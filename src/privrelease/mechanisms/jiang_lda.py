@@ -19,6 +19,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..dp.rounding import largest_remainder
+from ..dp.sensitivities import second_moment_l1
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..linalg import mirror, upper
@@ -58,7 +60,7 @@ def lda_sensitivities(domain: EncodedDomain, n_classes: int) -> dict:
     return {
         "counts": 1.0 if n_classes == 2 else 2.0,
         "class_sums": float(2 * L),
-        "second_moment": float(p1 * (p1 + 1) / 2 + 2 * p1 * p2 + p2 * (p2 + 1)),
+        "second_moment": second_moment_l1(domain),
     }
 
 
@@ -75,23 +77,6 @@ def paper_lda_sensitivity(domain: EncodedDomain) -> float:
 
 
 # ---- the greedy sampler ------------------------------------------------------------
-
-def _largest_remainder(weights: np.ndarray, m: int, minimum: int = 0) -> np.ndarray:
-    """Integers >= minimum summing to m, proportional to ``weights`` (Hamilton's method)."""
-    w = np.clip(np.asarray(weights, dtype=np.float64), 0.0, None)
-    k = w.size
-    if m < minimum * k:
-        minimum = 0
-    if w.sum() <= 0:
-        w = np.ones(k)
-    free = m - minimum * k
-    raw = w / w.sum() * free
-    base = np.floor(raw).astype(np.int64)
-    rest = free - int(base.sum())
-    order = np.argsort(-(raw - base), kind="stable")
-    base[order[:rest]] += 1
-    return base + minimum
-
 
 def greedy_l1_sample(class_means: np.ndarray, second_moment: np.ndarray, class_sizes, domain: EncodedDomain):
     """Synthesise labelled records whose statistics approximately match the given ones.
@@ -457,7 +442,7 @@ class JiangLDA(SyntheticMechanism):
             # 1. class counts (K - 1 released; the last is n minus their sum)
             c_noisy, count_scale = self.source_.add_laplace(counts[:-1], sens["counts"], e_n, coords=K - 1)
             c_all = np.append(c_noisy, n - c_noisy.sum())
-            n_hat = _largest_remainder(np.round(np.clip(c_all, 1.0, None)), n, minimum=1)
+            n_hat = largest_remainder(np.round(np.clip(c_all, 1.0, None)), n, minimum=1)
             # 2. class sums, 3. pooled second moment
             S1n, sum_scale = self.source_.add_laplace(S1, sens["class_sums"], e_1, coords=S1.size)
             U, sm_scale = self.source_.add_laplace(upper(stats.s2), sens["second_moment"], e_2,
@@ -482,7 +467,7 @@ class JiangLDA(SyntheticMechanism):
         if not hasattr(self, "class_means_"):
             raise ParameterError("call fit before sample")
         m = self.n_ if n is None else self._check_int(n, "n", 1)
-        sizes = self.class_counts_ if m == self.n_ else _largest_remainder(self.class_counts_, m)
+        sizes = self.class_counts_ if m == self.n_ else largest_remainder(self.class_counts_, m)
         return greedy_l1_sample(self.class_means_, self.second_moment_, sizes, self.domain_)
 
     def certificate_extra(self) -> dict:

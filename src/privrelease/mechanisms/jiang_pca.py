@@ -7,6 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..dp.sensitivities import first_and_second_moment_l1
 from ..engine.stats import SufficientStats
 from ..linalg import mirror, sorted_eigh, upper
 from ..schema.encoding import EncodedDomain
@@ -19,8 +20,7 @@ def moment_sensitivity(domain: EncodedDomain) -> float:
     ``s_mix = (p1 + 2 p2) + p1 (p1 + 1) / 2 + 2 p1 p2 + p2 (p2 + 1)`` (ALGORITHMS.md 2.1,
     erratum E2). For numeric-only data (p2 = 0) this is the paper's ``p + p (p + 1) / 2``.
     """
-    p1, p2 = domain.p1, domain.p2
-    return float((p1 + 2 * p2) + p1 * (p1 + 1) / 2 + 2 * p1 * p2 + p2 * (p2 + 1))
+    return first_and_second_moment_l1(domain)
 
 
 def paper_moment_sensitivity(domain: EncodedDomain) -> float:

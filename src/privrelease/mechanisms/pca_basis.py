@@ -30,17 +30,16 @@ rows ``x in [0, 1]^M`` (one-hot blocks included), centre ``c = 0.5 * 1``, so
 
 from __future__ import annotations
 
-import functools
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.special import ndtr
 
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, sorted_eigh, upper
-from .privacy import PrivacyCost
+from ..linalg import mirror, top_eigenvectors, upper
+from ..dp.calibration import analytic_gaussian_multiplier
+from ..dp.costs import PrivacyCost
+from ..dp.sensitivities import gram_l2
 
 PCA_SOURCES = ("laplace", "analyze-gauss", "public", "split")
 CENTRE = 0.5  # public centre of every encoded coordinate
@@ -104,48 +103,10 @@ def analyze_gauss_l2_sensitivity() -> float:
     triangle is a subset of the entries, so its L2 norm is at most the Frobenius norm.
     Under add/remove it would be 1 (Dwork et al. 2014 state that case).
     """
-    return math.sqrt(2.0)
-
-
-@functools.lru_cache(maxsize=256)
-def gaussian_noise_multiplier(epsilon: float, delta: float) -> float:
-    """Smallest ``sigma / Delta_2`` giving (epsilon, delta)-DP: the analytic Gaussian mechanism.
-
-    Balle and Wang (ICML 2018, Thm. 8): Gaussian noise of standard deviation ``s Delta_2``
-    is (epsilon, delta)-DP iff ``Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s) <= delta``.
-    Valid for every epsilon > 0 (the classical ``sqrt(2 ln(1.25/delta))/eps`` is proven
-    only for epsilon < 1, and is larger). Solved by bisection on ``s``.
-
-    >>> round(gaussian_noise_multiplier(1.0, 1e-5), 3)
-    3.731
-    """
-    if not (epsilon > 0) or not (0 < delta < 1):
-        raise ParameterError(f"the Gaussian mechanism needs epsilon > 0 and delta in (0, 1), got {epsilon}, {delta}")
-    if math.isinf(epsilon):
-        return 0.0
-
-    def excess(s):
-        a, b = 1.0 / (2 * s), epsilon * s
-        return float(ndtr(a - b) - math.exp(epsilon) * ndtr(-a - b)) - delta
-
-    lo, hi = 1e-6, 1.0
-    while excess(hi) > 0:
-        hi *= 2.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if excess(mid) > 0:
-            lo = mid
-        else:
-            hi = mid
-    return hi
+    return gram_l2(1.0)
 
 
 # ---- sources ----------------------------------------------------------------------
-
-def _top_components(S: np.ndarray, k: int) -> np.ndarray:
-    _, V = sorted_eigh(S, k)
-    return V.T.copy()
-
 
 def laplace_basis(stats, k: int, epsilon: float, source) -> PCABasis:
     """LapPCA (corrected, public centre): epsilon-DP top-k basis from noisy ``sum u u^T``.
@@ -159,7 +120,7 @@ def laplace_basis(stats, k: int, epsilon: float, source) -> PCABasis:
     S = centred_second_moment(stats, c)
     sens = lap_pca_sensitivity(p)
     noisy, scale = source.add_laplace(upper(S), sens, epsilon, coords=p * (p + 1) // 2)
-    V = _top_components(mirror(noisy, p), k)
+    V = top_eigenvectors(mirror(noisy, p), k).T.copy()
     return PCABasis(V, c, "laplace", PrivacyCost(epsilon), {"lap_pca_upper_l1": sens},
                     {"lap_pca": scale}, released={"second_moment_upper": noisy})
 
@@ -175,10 +136,10 @@ def analyze_gauss_basis(stats, k: int, epsilon: float, delta: float, source) -> 
     p = stats.p
     c = public_centre(p)
     A = centred_second_moment(stats, c) / (p / 4.0)
-    mult = gaussian_noise_multiplier(epsilon, delta)
+    mult = analytic_gaussian_multiplier(epsilon, delta)
     d2 = analyze_gauss_l2_sensitivity()
     noisy, std = source.add_gaussian(upper(A), d2, mult, coords=p * (p + 1) // 2)
-    V = _top_components(mirror(noisy, p), k)
+    V = top_eigenvectors(mirror(noisy, p), k).T.copy()
     return PCABasis(V, c, "analyze-gauss", PrivacyCost(epsilon, delta), {"gram_upper_l2": d2},
                     {"analyze_gauss_std": std}, released={"gram_upper": noisy})
 
@@ -217,7 +178,7 @@ def public_basis(k: int, p: int, *, components=None, public_data=None) -> PCABas
     if Xp.ndim != 2 or Xp.shape[1] != p:
         raise InputDataError(f"public_data must be an encoded matrix with {p} columns, got shape {Xp.shape}")
     U = Xp - Xp.mean(axis=0)
-    V = _top_components(U.T @ U, k)
+    V = top_eigenvectors(U.T @ U, k).T.copy()
     return PCABasis(V, c, "public",
                     notes=[f"basis from {Xp.shape[0]} public records supplied by the user (no budget)"])
 

@@ -33,7 +33,8 @@ import numpy as np
 
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, psd_repair, sorted_eigh, upper
+from ..dp.rounding import largest_remainder
+from ..linalg import mirror, psd_repair, psd_sqrt, sorted_eigh, top_eigenvectors, upper
 from .base import R1, R1_LABEL, SyntheticMechanism, register
 from .pca_basis import (
     PCA_SOURCES,
@@ -45,7 +46,7 @@ from .pca_basis import (
     public_centre,
     split_rows,
 )
-from .privacy import PrivacyCost, check_delta
+from ..dp.costs import PrivacyCost, check_delta
 
 OUTPUT_SPACES = ("original", "reduced", "auto")
 
@@ -178,10 +179,9 @@ class _PCAGaussBase(SyntheticMechanism):
                            f"the other {int((~mask).sum())}: parallel composition over a data-independent partition")
             return b, eps, ~mask
         if math.isinf(eps):
-            from .pca_basis import _top_components
 
             c = public_centre(p)
-            V = _top_components(centred_second_moment(stats, c), k)
+            V = top_eigenvectors(centred_second_moment(stats, c), k).T.copy()
             return PCABasis(V, c, src + " (epsilon=inf: exact PCA)"), eps, None
         eps_pca = eps * self.pca_share
         if src == "laplace":
@@ -765,7 +765,7 @@ class PCAGMM(_PCAGaussBase):
 
     def sample(self, n: int):
         gen = self.source_.generator
-        m = allocate(int(n), self.weights_)
+        m = largest_remainder(self.weights_, int(n))
         Zs, ys = [], []
         for c, mc in enumerate(m):
             Zs.append(self._sample_reduced(self.means_[c], self.covariances_[c], int(mc), gen))
@@ -782,25 +782,8 @@ class PCAGMM(_PCAGaussBase):
 
 
 def gaussian_sample(gen: np.random.Generator, mean: np.ndarray, cov: np.ndarray, m: int) -> np.ndarray:
-    """``m`` draws from ``N(mean, cov)`` via the symmetric square root (robust for badly scaled PSD input).
+    """``m`` draws from ``N(mean, cov)`` via :func:`~privrelease.linalg.psd_sqrt` (robust for badly scaled PSD input).
 
     Post-processing only. Negative eigenvalues (rounding) are set to zero.
     """
-    cov = (np.asarray(cov, dtype=np.float64) + np.asarray(cov, dtype=np.float64).T) / 2
-    w, V = np.linalg.eigh(cov)
-    root = V * np.sqrt(np.maximum(w, 0.0))
-    return mean + gen.standard_normal((int(m), mean.shape[0])) @ root.T
-
-
-def allocate(n: int, weights: np.ndarray) -> np.ndarray:
-    """Integer counts summing to ``n`` proportional to ``weights`` (largest remainder).
-
-    >>> allocate(10, np.array([0.5, 0.26, 0.24])).tolist()
-    [5, 3, 2]
-    """
-    raw = n * np.asarray(weights, dtype=np.float64)
-    base = np.floor(raw).astype(np.int64)
-    rest = n - int(base.sum())
-    if rest > 0:
-        base[np.argsort(-(raw - base), kind="stable")[:rest]] += 1
-    return base
+    return mean + gen.standard_normal((int(m), mean.shape[0])) @ psd_sqrt(cov).T

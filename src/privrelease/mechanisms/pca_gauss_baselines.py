@@ -22,11 +22,13 @@ import numpy as np
 
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, psd_repair, upper
+from ..dp.rounding import largest_remainder
+from ..dp.selection import exponential_mechanism
+from ..linalg import mirror, psd_repair, top_eigenvectors, upper
 from .base import R1, R1_LABEL, DataIndependentFit, RowAlignedMechanism, SyntheticMechanism, register
 from .pca_basis import CENTRE, load_public_components
-from .pca_gauss import allocate, gaussian_sample
-from .privacy import PrivacyCost, check_delta
+from .pca_gauss import gaussian_sample
+from ..dp.costs import PrivacyCost, check_delta
 
 
 def randomized_response(y, n_classes: int, epsilon: float, source) -> np.ndarray:
@@ -187,8 +189,7 @@ class JiangPublic(_ProjectedIdentity):
                 W = load_public_components(lda.scalings_[:, :k].T, dom.p)
             elif self.method == "pca":
                 U = Xp - Xp.mean(0)
-                w, V = np.linalg.eigh(U.T @ U)
-                W = V[:, ::-1][:, :k].T.copy()
+                W = top_eigenvectors(U.T @ U, k).T.copy()
             else:
                 raise ParameterError(f"method must be 'pca' or 'lda', got {self.method!r}")
         else:
@@ -300,7 +301,7 @@ class MODIPS(SyntheticMechanism):
         from scipy.stats import invwishart
 
         gen = self.source_.generator
-        m = allocate(int(n), self.class_counts_ / self.class_counts_.sum())
+        m = largest_remainder(self.class_counts_ / self.class_counts_.sum(), int(n))
         Xs, ys = [], []
         for c, mc in enumerate(m):
             mu, S, nh = self.means_[c], self.covariances_[c], self.class_counts_[c]
@@ -416,7 +417,7 @@ class BlockiJL(SyntheticMechanism):
 
     def sample(self, n: int):
         gen = self.source_.generator
-        m = allocate(int(n), self.class_counts_ / self.class_counts_.sum())
+        m = largest_remainder(self.class_counts_ / self.class_counts_.sum(), int(n))
         Xs = [gaussian_sample(gen, self.means_[c], self.covariances_[c], int(mc)) + CENTRE
               for c, mc in enumerate(m)]
         ys = np.concatenate([np.full(int(mc), c) for c, mc in enumerate(m)])
@@ -429,18 +430,6 @@ def blr_utility_sensitivity(n: int) -> float:
     """``u(D, D^) = -max_q |q(D) - q(D^)|`` with fractional counts: one replaced record moves every
     ``q(D)`` by at most ``1/n``, hence ``u`` by at most ``1/n`` (R1)."""
     return 1.0 / n
-
-
-def exponential_select(scores, epsilon: float, sensitivity: float, source) -> int:
-    """Exponential mechanism by Gumbel-max: ``argmax_k eps u_k / (2 Delta_u) + G_k`` (``source.gumbel``).
-
-    Selects ``k`` with probability proportional to ``exp(eps u_k / (2 Delta_u))``: epsilon-DP
-    (McSherry-Talwar 2007).
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    if math.isinf(epsilon):
-        return int(np.argmax(scores))
-    return int(np.argmax(epsilon * scores / (2 * sensitivity) + source.gumbel(scores.shape[0])))
 
 
 @register
@@ -510,7 +499,7 @@ class BLR(SyntheticMechanism):
         scores = np.array([-np.max(np.abs(self._answers(pool[k], None if C is None else pool_y[k], Wq, t, cq)
                                           - true)) for k in range(K)])
         du = blr_utility_sensitivity(X.shape[0])
-        k_sel = exponential_select(scores, eps, du, self.source_)
+        k_sel = exponential_mechanism(scores, eps, du, self.source_)
         self.selected_ = k_sel
         self.scores_ = scores
         self.chosen_ = pool[k_sel]
