@@ -64,7 +64,7 @@ def generate(path: Path, rows: int, cols: int, seed: int = 0, chunk: int = 100_0
 def _child(mode: str, path: str, schema_json: str, chunk_rows: int, out: str):
     """Runs in a fresh process; prints JSON with the elapsed time and peak RSS."""
     sys.path.insert(0, str(SRC))
-    from privrelease.engine import stream_stats
+    from privrelease.engine import RecordMap, stream_stats
     from privrelease.evaluation.resources import peak_rss_mb
     from privrelease.io import iter_table_chunks
     from privrelease.release import release_file
@@ -77,8 +77,8 @@ def _child(mode: str, path: str, schema_json: str, chunk_rows: int, out: str):
     if mode == "floor":
         feats = [c.name for c in schema.columns if c.role != "label"]
         enc, lab = Encoder(schema, feats), Encoder(schema, [schema.label.name])
-        st = stream_stats(iter_table_chunks(path, schema, chunk_rows), lambda df, o: enc.encode(df).X, enc.width,
-                          lambda df: lab.encode(df).X.argmax(axis=1), len(schema.label.categories))
+        st = stream_stats(iter_table_chunks(path, schema, chunk_rows),
+                          RecordMap(enc, lab, n_classes=len(schema.label.categories)))
         n = st.n
     elif mode == "fit":
         from privrelease.release import build_mechanism
@@ -86,8 +86,8 @@ def _child(mode: str, path: str, schema_json: str, chunk_rows: int, out: str):
         # the streaming fit path of release_file, without sampling / writing
         feats = [c.name for c in schema.columns if c.role != "label"]
         enc, lab = Encoder(schema, feats), Encoder(schema, [schema.label.name])
-        st = stream_stats(iter_table_chunks(path, schema, chunk_rows), lambda df, o: enc.encode(df).X, enc.width,
-                          lambda df: lab.encode(df).X.argmax(axis=1), len(schema.label.categories))
+        st = stream_stats(iter_table_chunks(path, schema, chunk_rows),
+                          RecordMap(enc, lab, n_classes=len(schema.label.categories)))
         m = build_mechanism("pca-gmm", 1.0, None, 0, enc.domain, n_components=10,
                               n_classes=len(schema.label.categories))
         m.fit_stats(st)

@@ -71,3 +71,11 @@ class DataWarning(PrivReleaseWarning):
 
 class NotPrivateWarning(PrivReleaseWarning):
     """An operation read the private data without spending budget (e.g. schema drafting)."""
+
+
+class OutputError(PrivReleaseError):
+    """An output (table, certificate, diagnostics) cannot be written where it was asked for."""
+
+
+class WeakPrivacyWarning(UserWarning):
+    """A release is asked for with privacy parameters that protect little (e.g. epsilon > 10)."""

@@ -26,9 +26,14 @@ def test_release_adult_example(tmp_path, capsys, mechanism):
     c = json.loads(cert.read_text())
     assert c["mechanism"] == mechanism and c["epsilon"] == 1.0 and c["guarantee"] == "epsilon-DP"
     assert c["randomness"].startswith("secure")
-    for key in ("neighbouring_relation", "budget_split", "sensitivities", "n_treated_as_public", "clip_counts",
-                "package_version", "input_sha256", "output_sha256"):
+    for key in ("neighbouring_relation", "budget_split", "sensitivities", "n_treated_as_public",
+                "package_version", "output_sha256"):
         assert key in c
+    # exact private facts are kept apart, in a file that says it is private
+    assert "clip_counts" not in c and "input_sha256" not in c
+    diag = tmp_path / "cert.private-diagnostics.json"
+    assert diag.read_text().splitlines()[0].startswith('{"warning": "PRIVATE')
+    assert {"clip_counts", "input_sha256"} <= set(json.loads(diag.read_text()))
     import hashlib
 
     assert c["output_sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()

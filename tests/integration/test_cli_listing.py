@@ -39,5 +39,5 @@ def test_reduced_space_release_says_so(tmp_path, capsys):
 def test_schema_column_release_has_no_note(tmp_path, capsys):
     for mechanism in ("laplace", "jiang-lda"):
         code, _, err = run_cli(["release", "--example", "adult", "-m", mechanism, "-e", "1", "--seed", "0",
-                                "--out", str(tmp_path / "o.csv")], capsys)
+                                "--out", str(tmp_path / f"{mechanism}.csv")], capsys)
         assert code == 0 and "note:" not in err, err

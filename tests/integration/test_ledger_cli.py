@@ -105,17 +105,21 @@ def test_mechanism_failure_midway_charges_nothing(tmp_path, adult_slice, monkeyp
 
 
 def test_unwritable_output_charges_nothing(tmp_path, adult_slice):
+    """An unwritable output folder is found before the ledger is charged (nothing reserved at all)."""
+    from privrelease.errors import OutputError
+
     data, schema_path = adult_slice
     schema = Schema.from_yaml(schema_path)
     led = Ledger(tmp_path / "budget.sqlite")
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("a file where the output folder should be")
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError):
         release_file(data, schema, blocker / "out.csv", "laplace", 0.9, rng=0, ledger=led, dataset_id="adult",
                      budget=1.0)
     assert _files(tmp_path) - {"budget.sqlite", "budget.sqlite-wal", "budget.sqlite-shm"} == {"not-a-folder"}
-    assert [h["status"] for h in led.history("adult")] == ["cancelled"]
-    release_file(data, schema, tmp_path / "out.csv", "laplace", 0.9, rng=0, ledger=led, dataset_id="adult")
+    assert led.history("adult") == []
+    release_file(data, schema, tmp_path / "out.csv", "laplace", 0.9, rng=0, ledger=led, dataset_id="adult",
+                 budget=1.0)
     assert led.spent("adult").epsilon == 0.9
 
 
@@ -131,7 +135,8 @@ def test_cli_release_refusal_and_show(tmp_path, adult_slice, capsys):
     code, _, err = _cli(capsys, *common, "-e", 0.5, "--out", tmp_path / "c.csv", "--certificate", tmp_path / "c.json")
     assert code == 2
     assert err.strip().splitlines()[-1] == ("error: privacy budget of dataset 'adult' exceeded: spent epsilon=0.75, "
-                                            "requested epsilon=0.5, total epsilon=1; nothing was released")
+                                            "requested epsilon=0.5, total epsilon=1, delta=0.0001; nothing was "
+                                            "released")
     assert not (tmp_path / "c.csv").exists() and not (tmp_path / "c.json").exists()
     code, _, err = _cli(capsys, *common, "-e", 0.1, "--out", tmp_path / "d.csv", "--budget", 5)
     assert code == 2 and "declared with a total budget of epsilon=1" in err
@@ -139,8 +144,8 @@ def test_cli_release_refusal_and_show(tmp_path, adult_slice, capsys):
 
     code, out, _ = _cli(capsys, "ledger", "show", led)
     assert code == 0
-    assert out.strip() == ("adult: total epsilon 1; spent 0.75 (2 committed, 0 pending, 0 cancelled); "
-                           "remaining 0.25")
+    assert out.strip() == ("adult: total epsilon 1, delta 0.0001; spent 0.75, delta 0 (2 committed, 0 pending, "
+                           "0 cancelled); remaining 0.25, delta 0.0001")
     code, out, _ = _cli(capsys, "ledger", "show", led, "--dataset-id", "adult")
     assert code == 0 and out.count("committed epsilon=") == 2 and "laplace" in out
     code, out, _ = _cli(capsys, "ledger", "show", led, "--json")

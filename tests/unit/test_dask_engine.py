@@ -3,7 +3,7 @@ import pytest
 
 dd = pytest.importorskip("dask.dataframe", reason="dask[dataframe] is an optional extra")
 
-from privrelease.engine import SufficientStats
+from privrelease.engine import RecordMap, SufficientStats
 from privrelease.engine.distributed import dask_stats
 from privrelease.mechanisms import JiangPCA
 from privrelease.schema import Encoder
@@ -14,9 +14,7 @@ def test_dask_stats_equal_in_memory(small_schema, small_df):
     X = enc.encode(small_df).X
     y = Encoder(small_schema, ["label"]).encode(small_df).X.argmax(1)
     ddf = dd.from_pandas(small_df, npartitions=5)
-    st = dask_stats(ddf, lambda df, o: enc.encode(df).X, enc.width,
-                    labels=lambda df: Encoder(small_schema, ["label"]).encode(df).X.argmax(1), n_classes=2,
-                    scheduler="synchronous")
+    st = dask_stats(ddf, RecordMap(enc, Encoder(small_schema, ["label"]), n_classes=2), scheduler="synchronous")
     ref = SufficientStats.from_matrix(X, y, 2)
     assert st.n == ref.n and np.allclose(st.s2, ref.s2) and np.allclose(st.classes[1].s1, ref.classes[1].s1)
     # a moment-based mechanism fitted on either gives the same release for the same seed

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrelease.engine import SufficientStats, stream_stats
+from privrelease.engine import RecordMap, SufficientStats, stream_stats
 from privrelease.io import iter_table_chunks, write_table
 from privrelease.linalg import generalized_eigh, mirror, psd_repair, sorted_eigh, upper
 from privrelease.schema import Encoder
@@ -60,6 +60,6 @@ def test_streamed_stats_equal_in_memory(tmp_path, small_schema, small_df, ext):
     write_table(small_df, path)
     enc = Encoder(small_schema)
     X = enc.encode(small_df).X
-    st = stream_stats(iter_table_chunks(path, small_schema, chunk_rows=37), lambda df, o: enc.encode(df).X, enc.width)
+    st = stream_stats(iter_table_chunks(path, small_schema, chunk_rows=37), RecordMap(enc))
     assert st.n == len(small_df)
     assert np.allclose(st.s1, X.sum(0)) and np.allclose(st.s2, X.T @ X)

@@ -1,6 +1,8 @@
-"""Sufficient statistics: in memory, streamed in chunks, or distributed."""
+"""Sufficient statistics: in memory, streamed in chunks, or distributed; one per-record map for all."""
 
+from .preprocess import apply_steps, scale_rows_to_ball
+from .record_map import EncodedChunk, RecordMap
 from .stats import SufficientStats
 from .streaming import stream_stats
 
-__all__ = ["SufficientStats", "stream_stats"]
+__all__ = ["SufficientStats", "RecordMap", "EncodedChunk", "stream_stats", "apply_steps", "scale_rows_to_ball"]

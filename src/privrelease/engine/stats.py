@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .preprocess import apply_steps, check_steps
+
 
 @dataclass
 class SufficientStats:
@@ -23,6 +25,10 @@ class SufficientStats:
     s1 : ``sum_i x_i`` (length p)
     s2 : ``sum_i x_i x_i^T`` (p x p), or None if not requested
     classes : per-class statistics keyed by integer class code, or empty
+    preprocessing : the per-record steps applied before summing (see
+        :mod:`privrelease.engine.preprocess`); statistics merge only with equal steps
+    clip_counts : per-column numbers of values clipped to the schema's bounds while encoding
+        (exact, private diagnostics; never published)
     """
 
     p: int
@@ -31,8 +37,11 @@ class SufficientStats:
     s2: np.ndarray | None = None
     classes: dict[int, "SufficientStats"] = field(default_factory=dict)
     second_moment: bool = True
+    preprocessing: tuple = ()
+    clip_counts: dict = field(default_factory=dict)
 
     def __post_init__(self):
+        self.preprocessing = check_steps(self.preprocessing)
         if self.s1 is None:
             self.s1 = np.zeros(self.p)
         if self.s2 is None and self.second_moment:
@@ -40,10 +49,11 @@ class SufficientStats:
 
     @classmethod
     def from_matrix(cls, X: np.ndarray, y: np.ndarray | None = None, n_classes: int | None = None,
-                    second_moment: bool = True) -> "SufficientStats":
-        """Statistics of an encoded matrix ``X`` (and optional integer labels ``y``)."""
-        X = np.asarray(X, dtype=np.float64)
-        st = cls(p=X.shape[1], second_moment=second_moment)
+                    second_moment: bool = True, preprocessing=()) -> "SufficientStats":
+        """Statistics of an encoded matrix ``X`` (and optional integer labels ``y``), after the
+        per-record ``preprocessing`` steps (e.g. ``(("row_norm_bound", 0.5),)``)."""
+        X = apply_steps(np.asarray(X, dtype=np.float64), preprocessing)
+        st = cls(p=X.shape[1], second_moment=second_moment, preprocessing=preprocessing)
         st.update(X, y, n_classes)
         return st
 
@@ -78,9 +88,16 @@ class SufficientStats:
         """Exact sum of two statistics over disjoint record sets (returns a new object)."""
         if other.p != self.p:
             raise ValueError("cannot merge statistics of different widths")
+        if other.preprocessing != self.preprocessing:
+            raise ValueError(f"cannot merge statistics preprocessed differently ({self.preprocessing} and "
+                             f"{other.preprocessing})")
+        counts = dict(self.clip_counts)
+        for k, v in other.clip_counts.items():
+            counts[k] = counts.get(k, 0) + v
         out = SufficientStats(p=self.p, n=self.n + other.n, s1=self.s1 + other.s1,
                               s2=None if not self.second_moment else self.s2 + other.s2,
-                              second_moment=self.second_moment)
+                              second_moment=self.second_moment, preprocessing=self.preprocessing,
+                              clip_counts=counts)
         for c in set(self.classes) | set(other.classes):
             a, b = self.classes.get(c), other.classes.get(c)
             out.classes[c] = a.merge(b) if (a is not None and b is not None) else _copy(a or b)
@@ -102,6 +119,7 @@ class SufficientStats:
 
 def _copy(s: SufficientStats) -> SufficientStats:
     out = SufficientStats(p=s.p, n=s.n, s1=s.s1.copy(), s2=None if s.s2 is None else s.s2.copy(),
-                          second_moment=s.second_moment)
+                          second_moment=s.second_moment, preprocessing=s.preprocessing,
+                          clip_counts=dict(s.clip_counts))
     out.classes = {c: _copy(v) for c, v in s.classes.items()}
     return out

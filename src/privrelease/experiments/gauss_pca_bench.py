@@ -132,9 +132,10 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from ..engine import stream_stats
+    from ..engine import RecordMap, stream_stats
     from ..io import iter_table_chunks
-    from ..release import _write_chunks, release_file
+    from ..release import release_file
+    from ..release.output import write_frames
     from ..schema import Encoder, Schema
 
     tmp = Path(tempfile.mkdtemp(prefix="gpca_stream_"))
@@ -156,7 +157,7 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
         rss_before = peak_rss_mb()
 
         t = time.perf_counter()
-        st = stream_stats(iter_table_chunks(src, schema, chunk_rows), lambda df, o: enc.encode(df).X, p)
+        st = stream_stats(iter_table_chunks(src, schema, chunk_rows), RecordMap(enc))
         t_read = time.perf_counter() - t
         gen = np.random.default_rng(1)
         w, Q = np.linalg.eigh(st.covariance)
@@ -167,7 +168,7 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
                 k = min(chunk_rows, n - s)
                 yield enc.decode(st.mean + gen.standard_normal((k, p)) @ Lc.T)
 
-        _write_chunks(frames(), tmp / "floor.parquet", "parquet")
+        write_frames(frames(), tmp / "floor.parquet", "parquet")
         t_floor = time.perf_counter() - t
 
         t = time.perf_counter()

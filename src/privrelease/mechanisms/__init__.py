@@ -3,6 +3,7 @@
 from .base import (
     AR,
     GUARANTEES,
+    Capabilities,
     R1,
     R1_LABEL,
     Mechanism,
@@ -17,6 +18,6 @@ from .laplace import LaplaceIdentity
 from ..dp.costs import BudgetSplit, PrivacyCost
 
 __all__ = [
-    "Mechanism", "RowAlignedMechanism", "SyntheticMechanism", "register", "get_mechanism", "list_mechanisms",
+    "Mechanism", "Capabilities", "RowAlignedMechanism", "SyntheticMechanism", "register", "get_mechanism", "list_mechanisms",
     "GUARANTEES", "R1", "R1_LABEL", "AR", "PrivacyCost", "BudgetSplit", "JiangPCA", "LaplaceIdentity",
 ]

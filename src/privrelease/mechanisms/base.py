@@ -19,12 +19,16 @@ Two output kinds exist:
 
 Class attributes describe the privacy claim that ``privrelease mechanisms`` lists:
 ``guarantee`` is one of :data:`GUARANTEES`, ``relation`` the neighbouring relation.
+What the release pipeline may do with a mechanism (how it reads the data, how it
+draws and names the output) is declared in one attribute, ``capabilities``
+(:class:`Capabilities`); nothing else is probed.
 """
 
 from __future__ import annotations
 
 import inspect
 import math
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -42,6 +46,51 @@ R1_LABEL = "bounded (R1): one record replaced, its label included (it may change
 AR = "unbounded (AR): one record added or removed; n private"
 
 
+PASSES = ("memory", "statistics", "multi-pass", "stream")
+OUTPUT_SPACES = ("schema", "encoded", "own")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What the release pipeline may do with a mechanism (declared once per class).
+
+    Attributes
+    ----------
+    passes : how a file release fits it
+        ``"memory"``: ``fit(X, y)`` on the whole encoded table;
+        ``"statistics"``: ``fit_stats(stats)`` on one pass of mergeable statistics (row-aligned
+        mechanisms then ``transform`` chunk by chunk in a second pass);
+        ``"multi-pass"``: ``fit_passes(make_chunks)``, which reads fresh chunk iterators as often
+        as it needs (memory flat in n); its one-pass ``fit_stats`` serves engines that compute
+        only statistics;
+        ``"stream"``: ``fit_stream(make_chunks)`` on encoded feature chunks (no labels).
+    samples_in_chunks : ``sample(k)`` called repeatedly draws from the same fitted model, so a
+        large synthetic output is drawn and written chunk by chunk.
+    fixed_output_rows : the number of output rows is one of the mechanism's parameters
+        (``n_synthetic`` does not apply).
+    output_space : ``"schema"`` (decoded into the schema's columns, or into the mechanism's
+        own ``output_columns_`` when it sets them), ``"encoded"`` (the encoded columns, not
+        decodable), ``"own"`` (always the mechanism's ``output_columns_``).
+    uses_label : fits a per-class model when the schema has a label (optional).
+    needs_target : needs a numeric ``role: target`` column.
+    estimates_covariance : estimates a p x p covariance, so a release needs n > p.
+    """
+
+    passes: str = "memory"
+    samples_in_chunks: bool = False
+    fixed_output_rows: bool = False
+    output_space: str = "schema"
+    uses_label: bool = False
+    needs_target: bool = False
+    estimates_covariance: bool = False
+
+    def __post_init__(self):
+        if self.passes not in PASSES:
+            raise ValueError(f"passes must be one of {PASSES}, got {self.passes!r}")
+        if self.output_space not in OUTPUT_SPACES:
+            raise ValueError(f"output_space must be one of {OUTPUT_SPACES}, got {self.output_space!r}")
+
+
 class Mechanism(BaseEstimator):
     """Common machinery: parameter checks, randomness, fitted privacy metadata."""
 
@@ -53,6 +102,25 @@ class Mechanism(BaseEstimator):
     supervised: ClassVar[bool] = False  # needs a label column
     columns: ClassVar[str] = "the schema's columns"  # what the released table's columns are
     uses_delta: ClassVar[bool] = False
+    capabilities: ClassVar[Capabilities] = Capabilities()
+
+    def release_passes(self) -> str:
+        """How a file release fits this instance: the declared ``capabilities.passes``, unless
+        its parameters rule one-pass statistics out (then ``"memory"``)."""
+        return self.capabilities.passes
+
+    @classmethod
+    def schema_params(cls, encoder, label_encoder) -> dict:
+        """Parameters this mechanism derives from public schema facts beyond those every mechanism
+        gets (``n_classes``, ``row_norm_bound``; see :func:`privrelease.release.construct`), e.g.
+        taxonomy trees. Override to add; never read the data here."""
+        return {}
+
+    def record_preprocessing(self) -> tuple:
+        """Per-record steps the statistics this mechanism fits on must have been computed with,
+        as ``(name, value)`` pairs (e.g. ``(("row_norm_bound", 0.1),)``). Every engine applies
+        them in its per-chunk map (:func:`privrelease.engine.chunk_stats`)."""
+        return ()
 
     # -- helpers for subclasses --------------------------------------------
     def _check_common(self, X, y=None, p=None):
@@ -109,7 +177,13 @@ class Mechanism(BaseEstimator):
         return math.isfinite(float(getattr(self, "epsilon", math.inf)))
 
     def certificate_extra(self) -> dict:
-        """Mechanism-specific facts for the certificate (override to add)."""
+        """Mechanism-specific facts for the publishable certificate (override to add): public facts
+        and DP-protected values only."""
+        return {}
+
+    def private_diagnostics(self) -> dict:
+        """Exact facts of the private data worth keeping (e.g. how many records were clipped): they
+        go into the release's private diagnostics, never into the certificate (override to add)."""
         return {}
 
     @classmethod
@@ -204,7 +278,6 @@ class RowAlignedMechanism(Mechanism):
     """One released row per input row, in input order."""
 
     output_kind: ClassVar[str] = "row-aligned"
-    needs_stats: ClassVar[bool] = False  # whether fit needs sufficient statistics first
 
     def fit_stats(self, stats, p: int | None = None):
         """Fit from :class:`~privrelease.engine.SufficientStats` (streaming path)."""
@@ -222,6 +295,8 @@ class DataIndependentFit:
     domain (the data enter only in ``transform``): both validate, then call ``self._fit_domain(eps,
     domain)``, which sets the fitted attributes and returns ``self``."""
 
+    capabilities: ClassVar[Capabilities] = Capabilities(passes="statistics")
+
     def fit(self, X=None, y=None):
         eps, X, _, dom = self._check_common(X)
         return self._fit_domain(eps, dom)
@@ -235,6 +310,7 @@ class SyntheticMechanism(Mechanism):
     """Releases samples of a fitted model (``sample(n)`` returns ``(X, y)``)."""
 
     output_kind: ClassVar[str] = "synthetic"
+    capabilities: ClassVar[Capabilities] = Capabilities(estimates_covariance=True)
 
     def sample(self, n: int):
         raise NotImplementedError

@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import InputDataError, ParameterError
 from ..linalg import top_eigenvectors
 from ..noise import make_source
-from .base import SyntheticMechanism, register
+from .base import Capabilities, SyntheticMechanism, register
 
 #: Constants of Procedure IV.1 (Zhou et al. 2009): C1 ~ 2.5, C2 ~ 7.7, C = sqrt(2)(C1 + C2).
 C1 = 2.5
@@ -265,10 +265,11 @@ class Compression(SyntheticMechanism):
         "normalised covariances are within Delta_max of each other entrywise; not a DP neighbouring relation"
     )
     output_kind: ClassVar[str] = "compressed"
-    output_space: ClassVar[str] = "encoded"  # columns: the encoded (normalised) columns, not decoded
     columns: ClassVar[str] = ("the encoded columns (numeric scaled to [0, 1], one dummy per category), m rows of "
                               "mixtures: NOT the schema's columns, not decoded")
-    fixed_output_rows: ClassVar[bool] = True  # m is a parameter; --n-synthetic does not apply
+    # columns: the encoded (normalised) columns, not decoded; m is a parameter (--n-synthetic does not apply)
+    capabilities: ClassVar[Capabilities] = Capabilities(passes="stream", fixed_output_rows=True,
+                                                        output_space="encoded", estimates_covariance=True)
     summary: ClassVar[str] = (
         "Zhou-Ligett-Wasserman: m random Gaussian mixtures of all records (m x p, no row is a person), "
         "truncated; distributional privacy, NOT differential privacy, no epsilon"

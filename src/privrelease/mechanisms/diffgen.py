@@ -198,10 +198,8 @@ class DiffGen(SyntheticMechanism):
 
     @classmethod
     def schema_params(cls, encoder, label_encoder) -> dict:
-        """Label classes and taxonomy trees declared in the schema (public)."""
+        """Taxonomy trees declared in the schema (public)."""
         out = {}
-        if label_encoder is not None:
-            out["n_classes"] = len(label_encoder.columns[0].categories)
         cats = [c for c in encoder.columns if c.kind == "categorical"]
         if any(c.taxonomy is not None for c in cats):
             out["taxonomies"] = [taxonomy_tree(c.taxonomy, c.categories) for c in cats]

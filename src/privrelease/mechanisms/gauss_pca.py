@@ -15,11 +15,12 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
+from ..engine.preprocess import scale_rows_to_ball
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..linalg import fix_signs, mirror, psd_repair, psd_sqrt, sorted_eigh, symmetrize, upper
 from ..schema.encoding import EncodedDomain
-from .base import R1_LABEL, SyntheticMechanism, register
+from .base import R1_LABEL, Capabilities, SyntheticMechanism, register
 from ..dp.costs import check_delta
 from ..dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ..dp.rounding import largest_remainder
@@ -122,18 +123,11 @@ def clip_rows(X: np.ndarray, centre: np.ndarray, radius: float, row_norm_bound: 
     """Rows ``z = (x - c) min(1, R / ||x - c||)`` (after scaling x into the public ball ``||x|| <= B``)."""
     X = np.asarray(X, dtype=np.float64)
     if row_norm_bound is not None:
-        X = _scale_to_ball(X, float(row_norm_bound))
+        X = scale_rows_to_ball(X, float(row_norm_bound))
     Z = X - centre
     norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
     scale = np.minimum(1.0, radius / np.maximum(norms, 1e-300))
     return Z * scale[:, None]
-
-
-def _scale_to_ball(X: np.ndarray, B: float) -> np.ndarray:
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    if np.all(norms <= B):
-        return X
-    return X * np.minimum(1.0, B / np.maximum(norms, 1e-300))[:, None]
 
 
 @register
@@ -274,10 +268,10 @@ class GaussPCA(SyntheticMechanism):
     summary: ClassVar[str] = ("Gaussian-mechanism PCA mixture: L2 clipping around a DP centre, Analyze Gauss basis, "
                               "per-class moments, residual variance; zCDP accounting (default)")
     supervised: ClassVar[bool] = False
-    uses_label: ClassVar[bool] = True  # per-class model when the schema has a label
     uses_delta: ClassVar[bool] = True
-    multi_pass: ClassVar[bool] = True
-    samples_in_chunks: ClassVar[bool] = True  # sample(k) chunk by chunk draws from the same released model
+    # per-class model when the schema has a label; sample(k) chunk by chunk draws from the same released model
+    capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,
+                                                        uses_label=True, estimates_covariance=True)
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.0,
                  budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
@@ -388,6 +382,10 @@ class GaussPCA(SyntheticMechanism):
         return noisy
 
     # ---- fitting ------------------------------------------------------------------------
+    def record_preprocessing(self) -> tuple:
+        """Rows are scaled into the public ball ``||x|| <= row_norm_bound`` before any sum."""
+        return () if self.row_norm_bound is None else (("row_norm_bound", float(self.row_norm_bound)),)
+
     def fit(self, X, y=None):
         """Fit on an encoded matrix (both passes in memory)."""
         _, X, y, _ = self._check_common(X, y)
@@ -404,7 +402,7 @@ class GaussPCA(SyntheticMechanism):
         for X, y in make_chunks():
             X = self._check_chunk(X)
             if B is not None:
-                X = _scale_to_ball(X, float(B))
+                X = scale_rows_to_ball(X, float(B))
             if s1 is None:
                 p = X.shape[1]
                 s1 = np.zeros(p)
@@ -502,6 +500,12 @@ class GaussPCA(SyntheticMechanism):
         if stats.s2 is None:
             raise InputDataError("gauss-pca needs second moments in the statistics")
         one_pass = getattr(self, "_stage", None) != "centre-fitted"
+        if one_pass and stats.preprocessing != self.record_preprocessing():
+            # the centre's and the sums' sensitivities assume every row inside the public ball
+            raise ParameterError(
+                f"gauss-pca with row_norm_bound={self.row_norm_bound} needs statistics of rows scaled into that "
+                f"ball; these were computed with preprocessing {list(stats.preprocessing) or 'none'} (compute "
+                f"them with SufficientStats.from_matrix(X, preprocessing=mechanism.record_preprocessing()))")
         if one_pass:
             # one pass on raw statistics: no clipping is possible, radius from the schema
             self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema",

@@ -373,13 +373,6 @@ class JiangLDA(SyntheticMechanism):
         self.n_classes = n_classes
         self.rng = rng
 
-    @classmethod
-    def schema_params(cls, encoder, label_encoder) -> dict:
-        """The number of label classes declared in the schema (public)."""
-        if label_encoder is None:
-            return {}
-        return {"n_classes": len(label_encoder.columns[0].categories)}
-
     # -- helpers -----------------------------------------------------------------
     def _shares(self):
         try:

@@ -11,7 +11,7 @@ from ..dp.sensitivities import first_and_second_moment_l1
 from ..engine.stats import SufficientStats
 from ..linalg import mirror, sorted_eigh, upper
 from ..schema.encoding import EncodedDomain
-from .base import RowAlignedMechanism, register
+from .base import Capabilities, RowAlignedMechanism, register
 
 
 def moment_sensitivity(domain: EncodedDomain) -> float:
@@ -95,7 +95,7 @@ class JiangPCA(RowAlignedMechanism):
     """
 
     name: ClassVar[str] = "jiang-pca"
-    needs_stats: ClassVar[bool] = True
+    capabilities: ClassVar[Capabilities] = Capabilities(passes="statistics", estimates_covariance=True)
     summary: ClassVar[str] = ("Jiang et al. 2013 sec. 3.1 DP PCA publishing: noisy moments (sensitivity corrected, "
                               "erratum E2), top-k eigenvectors, noisy k-dim projection")
 

@@ -35,7 +35,7 @@ from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..dp.rounding import largest_remainder
 from ..linalg import mirror, psd_repair, psd_sqrt, sorted_eigh, top_eigenvectors, upper
-from .base import R1, R1_LABEL, SyntheticMechanism, register
+from .base import R1, R1_LABEL, Capabilities, SyntheticMechanism, register
 from .pca_basis import (
     PCA_SOURCES,
     PCABasis,
@@ -111,7 +111,9 @@ class _PCAGaussBase(SyntheticMechanism):
     """Basis acquisition, projection, noisy moments and sampling shared by the family."""
 
     uses_delta: ClassVar[bool] = False  # delta only with pca_source="analyze-gauss"
-    samples_in_chunks: ClassVar[bool] = True  # i.i.d. draws from the fitted model: release_file samples in chunks
+    # i.i.d. draws from the fitted model: release_file samples in chunks
+    capabilities: ClassVar[Capabilities] = Capabilities(passes="statistics", samples_in_chunks=True,
+                                                        estimates_covariance=True)
     default_shares: ClassVar[dict] = {}
     model_kind: ClassVar[str] = "gaussian"
 
@@ -190,10 +192,12 @@ class _PCAGaussBase(SyntheticMechanism):
             b = analyze_gauss_basis(stats, k, eps_pca, float(self.delta), self.source_)
         return b, eps - eps_pca, None
 
-    @property
-    def can_stream(self) -> bool:
-        """Whether ``fit_stats`` (one pass over merged statistics) is possible with these parameters."""
-        return hasattr(self, "fit_stats") and self.pca_source != "split" and self.clip_radius is None
+    def release_passes(self) -> str:
+        """One pass over merged statistics unless the parameters need the records (a split basis,
+        a clip radius) or the class has no ``fit_stats``."""
+        if self.pca_source == "split" or self.clip_radius is not None:
+            return "memory"
+        return self.capabilities.passes
 
     def _radius(self, p: int) -> float:
         return float(self.clip_radius) if self.clip_radius is not None else math.sqrt(p) / 2.0
@@ -272,6 +276,11 @@ class _PCAGaussBase(SyntheticMechanism):
         else:
             self.output_columns_ = None
 
+    def private_diagnostics(self) -> dict:
+        """The exact number of projected records clipped to the radius (changes with one record)."""
+        n = getattr(self, "n_clipped_", None)
+        return {} if n is None else {"projected_records_clipped": int(n)}
+
     def certificate_extra(self) -> dict:
         d = {
             "n_components": int(self.n_components),
@@ -284,8 +293,6 @@ class _PCAGaussBase(SyntheticMechanism):
         if self.output_space_ == "reduced":
             d["output_columns"] = "reduced space pc1..pcP (PCA coordinates around the public centre), not the "\
                                   "schema's columns"
-        if getattr(self, "n_clipped_", None) is not None:
-            d["projected_records_clipped"] = self.n_clipped_
         if getattr(self, "basis_", None) is not None:
             d["basis_notes"] = list(self.basis_.notes)
         return d
@@ -510,7 +517,8 @@ class PCAGaussSupervised(_PCAGaussBase):
 
     name: ClassVar[str] = "pca-gauss-supervised"
     relation: ClassVar[str] = "bounded (R1): one record replaced, its target included; n public"
-    needs_target: ClassVar[bool] = True
+    capabilities: ClassVar[Capabilities] = Capabilities(passes="memory", samples_in_chunks=True, needs_target=True,
+                                                        estimates_covariance=True)
     contract_release: ClassVar[bool] = False  # needs a 'role: target' column (tested in tests/unit/test_pca_gauss.py)
     summary: ClassVar[str] = "PCA-Gauss Alg. 2: DP joint Gaussian of (independent-PCA features, target)"
     columns: ClassVar[str] = "the schema's columns (pc1..pcP and the target with --param output_space=reduced)"

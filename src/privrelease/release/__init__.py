@@ -1,0 +1,28 @@
+"""The release package: construction from the schema, the pipeline, the certificate, the transaction.
+
+* :mod:`.construct`: schema facts and privacy parameters -> a configured mechanism (:class:`Plan`);
+* :mod:`.pipeline`: :func:`release` (in memory) and :func:`release_file` (streamed, local or Dask);
+* :mod:`.certificate`: the publishable :class:`Certificate` and the private diagnostics;
+* :mod:`.transaction`: outputs and ledger charge as one transaction;
+* :mod:`.output`: decoding, chunked drawing and writing of released records.
+"""
+
+from .certificate import Certificate, PrivateDiagnostics, ReleaseResult, _jsonable, diagnostics_path
+from .construct import (
+    DEFAULT_MECHANISM,
+    MIN_RECORDS,
+    Plan,
+    build_mechanism,
+    construct,
+    default_delta,
+    default_total_delta,
+    encoders,
+)
+from .pipeline import release, release_file
+from .transaction import parse_budget
+
+__all__ = [
+    "DEFAULT_MECHANISM", "MIN_RECORDS", "Certificate", "PrivateDiagnostics", "ReleaseResult", "Plan", "release",
+    "release_file", "build_mechanism", "construct", "default_delta", "default_total_delta", "diagnostics_path",
+    "encoders", "parse_budget", "_jsonable",
+]

@@ -1,0 +1,330 @@
+"""The release pipeline: schema -> parameters -> passes -> noise -> sample/transform -> write -> certificate.
+
+:func:`release` works on an in-memory DataFrame; :func:`release_file` streams a CSV/Parquet
+file in chunks, picking how to fit from the mechanism's declared
+:class:`~privrelease.mechanisms.base.Capabilities` (one strategy function per kind of pass).
+Both are one transaction with the optional ledger (see :mod:`privrelease.release.transaction`):
+the charge is reserved before the mechanism touches the data and committed only when every
+output is in place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..engine import stream_stats
+from ..errors import InputDataError, ParameterError
+from ..io import file_sha256, iter_table_chunks, table_format, warn_extra_columns
+from ..io.tables import count_rows
+from ..mechanisms import RowAlignedMechanism
+from ..schema import Schema
+from .certificate import Certificate, ReleaseResult, diagnostics_path, make_certificate, make_diagnostics
+from .construct import DEFAULT_MECHANISM, Plan, construct
+from .output import decode_output, n_draw, synthetic_frames, write_frames
+from .transaction import Transaction, check_ledger_args, ledger_charge
+
+ENGINES = ("local", "dask")
+
+
+# ---- in-memory release --------------------------------------------------------------
+
+def release(
+    data: pd.DataFrame,
+    schema: Schema,
+    mechanism: str = DEFAULT_MECHANISM,
+    epsilon: float | None = 1.0,
+    *,
+    delta: float | None = None,
+    rng=None,
+    on_out_of_bounds: str = "clip",
+    n_synthetic: int | None = None,
+    ledger=None,
+    dataset_id: str | None = None,
+    budget=None,
+    **params,
+) -> ReleaseResult:
+    """Release ``data`` under ``schema`` with a registered mechanism.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame containing every schema column (others are ignored)
+    schema : Schema, the declared public bounds and levels (never read from ``data``)
+    mechanism : name from ``privrelease mechanisms``
+    epsilon : finite number > 0 (a warning above 10)
+    delta : for (epsilon, delta)-DP mechanisms; default ``min(1e-5, 1/(10 n))``; must be < 1/n
+    rng : None for a real release (floating-point-safe noise from OS entropy); an int
+        seed or a numpy Generator for reproducible experiments (certificate says so)
+    on_out_of_bounds : "clip" (default; counted in the private diagnostics) or "error"
+    n_synthetic : number of synthetic records (synthetic mechanisms; default n)
+    ledger, dataset_id, budget : optional persistent budget accounting (``budget``: a total
+        epsilon, ``"EPS,DELTA"`` or a PrivacyCost; dataset_id and budget need a ledger)
+    **params : mechanism parameters (e.g. ``n_components=5``)
+
+    Returns
+    -------
+    ReleaseResult with ``.data`` (DataFrame), ``.certificate`` (publishable) and
+    ``.private_diagnostics`` (exact clip counts and input hash: never publish).
+    """
+    if not isinstance(data, pd.DataFrame):
+        raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
+    check_ledger_args(ledger, dataset_id, budget)
+    plan = construct(schema, mechanism, epsilon, delta, rng, len(data), on_out_of_bounds, **params)
+    warn_extra_columns(data.columns, schema, "the input table")
+    chunk = plan.record_map.encode(data)
+    warn_data(plan, len(data), chunk.clip_counts, class_counts(plan, chunk.X, chunk.y))
+    mech = plan.mechanism
+    with ledger_charge(ledger, dataset_id, budget, plan):
+        mech.fit(chunk.X, chunk.y)
+        if isinstance(mech, RowAlignedMechanism):
+            out = decode_output(mech, mech.transform(chunk.X), None, plan.encoder, None)
+        else:
+            Xs, ys = mech.sample(n_draw(mech, n_synthetic, plan.n))
+            out = decode_output(mech, Xs, ys, plan.encoder, plan.label_encoder)
+    out_hash = hashlib.sha256(out.to_csv(index=False).encode()).hexdigest()
+    cert = make_certificate(plan, len(out), list(out.columns), out_hash)
+    input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
+    return ReleaseResult(data=out, certificate=cert, mechanism=mech,
+                         private_diagnostics=make_diagnostics(plan, chunk.clip_counts, input_hash))
+
+
+# ---- file release ----------------------------------------------------------------------
+
+@dataclass
+class FileSource:
+    """The input file, read in chunks as often as a strategy needs."""
+
+    path: Path
+    schema: Schema
+    chunk_rows: int
+
+    def chunks(self):
+        return iter_table_chunks(self.path, self.schema, self.chunk_rows)
+
+    def dask_frame(self):
+        import dask.dataframe as dd
+
+        from ..io.tables import _csv_dtypes
+
+        if table_format(self.path) == "csv":
+            gz = str(self.path).lower().endswith(".gz")
+            return dd.read_csv(str(self.path), dtype=_csv_dtypes(self.schema), skipinitialspace=True,
+                               blocksize=None if gz else "64MB")
+        return dd.read_parquet(str(self.path), columns=self.schema.names)
+
+
+@dataclass
+class Fitted:
+    """What a fitting strategy leaves: the records seen, their clip counts, the matrix if held in memory."""
+
+    n: int
+    clip_counts: dict
+    X: np.ndarray | None = None
+    class_counts: np.ndarray | None = None  # records per label class (for the one-class warning)
+
+
+def class_counts(plan: Plan, X: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+    """Records per level of the schema's label: from its one-hot block in X, or from class codes y."""
+    label = plan.schema.label
+    if label is None:
+        return None
+    block = plan.encoder.slices.get(label.name)
+    if block is not None:
+        return X[:, block].sum(axis=0)
+    lab = plan.label_encoder
+    if y is not None and lab is not None and lab.columns[0].name == label.name:
+        return np.bincount(np.asarray(y, dtype=np.int64), minlength=label.width)
+    return None
+
+
+def warn_data(plan: Plan, n: int, clip_counts: dict, label_counts) -> None:
+    """The data warnings of a release, once, from totals over the whole table: clipped columns
+    (named, with their counts) and a label holding a single class."""
+    from ..schema.encoding import warn_one_class
+
+    plan.encoder.warn_clipped(clip_counts, n)
+    if label_counts is not None:
+        warn_one_class(plan.schema.label, label_counts, n)
+
+
+def release_file(
+    input_path: str | Path,
+    schema: Schema,
+    out_path: str | Path,
+    mechanism: str = DEFAULT_MECHANISM,
+    epsilon: float | None = 1.0,
+    *,
+    delta: float | None = None,
+    rng=None,
+    on_out_of_bounds: str = "clip",
+    n_synthetic: int | None = None,
+    certificate_path: str | Path | None = None,
+    ledger=None,
+    dataset_id: str | None = None,
+    budget=None,
+    chunk_rows: int = 200_000,
+    progress: Callable[[str, int], None] | None = None,
+    engine: str = "local",
+    overwrite: bool = False,
+    **params,
+) -> Certificate:
+    """Release a CSV/Parquet file into ``out_path``, streaming it in chunks; one transaction.
+
+    The table, the certificate (``certificate_path``), the private diagnostics beside it
+    (``NAME.private-diagnostics.json``) and the ledger charge all succeed or none does.
+    Every output is checked before the data are read: none may be the input, an existing
+    one needs ``overwrite=True``, its folder must be writable. ``engine="dask"`` computes
+    the statistics pass with Dask, running the same per-record map as the local engine.
+    Other parameters as in :func:`release`.
+    """
+    input_path, out_path = Path(input_path), Path(out_path)
+    source = _check_file_args(input_path, out_path, schema, chunk_rows, engine)
+    check_ledger_args(ledger, dataset_id, budget)
+    fmt = table_format(out_path)
+    n = count_rows(input_path, schema)  # the public n (also checks that the input can be read)
+    plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
+    strategy = pick_strategy(plan.mechanism, engine)
+    targets = {"table": out_path}
+    if certificate_path is not None:
+        targets.update(certificate=Path(certificate_path), diagnostics=diagnostics_path(certificate_path))
+    with Transaction(input_path, targets, overwrite, private=("diagnostics",)) as tx:
+        with ledger_charge(ledger, dataset_id, budget, plan):
+            fitted = STRATEGIES[strategy](plan, source, engine, progress)
+            if fitted.n != plan.n:
+                raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
+            warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
+            frames = _output_frames(plan, fitted, source, n_synthetic)
+            n_out, cols = write_frames(frames, tx.temp("table"), fmt, str(out_path).lower().endswith(".gz"),
+                                       progress)
+            cert = make_certificate(plan, n_out, cols, file_sha256(tx.temp("table")))
+            if certificate_path is not None:
+                tx.write_text("certificate", cert.to_json())
+                tx.write_text("diagnostics",
+                              make_diagnostics(plan, fitted.clip_counts, file_sha256(input_path)).to_json())
+            tx.commit()
+    return cert
+
+
+def _check_file_args(input_path: Path, out_path: Path, schema, chunk_rows, engine) -> FileSource:
+    if engine not in ENGINES:
+        raise ParameterError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "dask":
+        try:
+            import dask.dataframe  # noqa: F401
+        except ImportError:
+            raise ParameterError("--engine dask needs the optional dependency dask[dataframe] "
+                                 "(pip install 'privrelease[dask]')") from None
+    if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
+        raise ParameterError(f"chunk_rows (--chunk-rows) must be an integer >= 1, got {chunk_rows!r}")
+    table_format(out_path)  # an unsupported output type fails before anything else
+    if not input_path.exists():
+        raise InputDataError(f"input file {input_path} does not exist")
+    if input_path.is_dir():
+        raise InputDataError(f"input {input_path} is a directory; give a CSV or Parquet file")
+    if input_path.stat().st_size == 0:
+        raise InputDataError(f"input file {input_path} is empty (no header, no records)")
+    return FileSource(input_path, schema, int(chunk_rows))
+
+
+def pick_strategy(mech, engine: str) -> str:
+    """The fitting strategy from the mechanism's declared passes and the engine."""
+    passes = mech.release_passes()
+    if engine == "local":
+        return passes
+    if passes in ("statistics", "multi-pass"):  # multi-pass: its one-pass fit_stats on the same per-record map
+        return "statistics"
+    raise ParameterError(f"mechanism '{mech.name}' (with these parameters) fits on the records themselves, which "
+                         f"the dask engine does not distribute; use --engine local")
+
+
+def _fit_memory(plan: Plan, source: FileSource, engine, progress) -> Fitted:
+    frames = list(source.chunks())
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=plan.schema.names)
+    chunk = plan.record_map.encode(df)
+    plan.mechanism.fit(chunk.X, chunk.y)
+    return Fitted(len(df), chunk.clip_counts, chunk.X, class_counts(plan, chunk.X, chunk.y))
+
+
+def _fit_statistics(plan: Plan, source: FileSource, engine, progress) -> Fitted:
+    if engine == "dask":
+        from ..engine.distributed import dask_stats
+
+        stats = dask_stats(source.dask_frame(), plan.record_map)
+    else:
+        stats = stream_stats(source.chunks(), plan.record_map,
+                             progress=(lambda k: progress("statistics", k)) if progress else None)
+    plan.mechanism.fit_stats(stats)
+    return Fitted(stats.n, stats.clip_counts, class_counts=_stats_class_counts(plan, stats))
+
+
+def _stats_class_counts(plan: Plan, stats) -> np.ndarray | None:
+    """Which label classes occur, from merged statistics (per-class records, or the label block's sums)."""
+    label = plan.schema.label
+    if label is None:
+        return None
+    block = plan.encoder.slices.get(label.name)
+    if block is not None:
+        return np.asarray(stats.s1)[block]
+    if stats.classes:
+        return np.array([stats.classes[k].n if k in stats.classes else 0 for k in range(label.width)])
+    return None
+
+
+def _encoded_passes(plan: Plan, source: FileSource, progress, labels: bool):
+    """A callable giving a fresh pass of encoded chunks (``(X, y)`` pairs, or X alone), and the
+    (records, clip counts) of each completed pass."""
+    passes: list[tuple[int, dict, np.ndarray | None]] = []
+
+    def make_chunks():
+        counts: dict = {}
+        per_class = None
+        offset = 0
+        for df in source.chunks():
+            chunk = plan.record_map.encode(df, offset)
+            offset += len(df)
+            for k, v in chunk.clip_counts.items():
+                counts[k] = counts.get(k, 0) + v
+            c = class_counts(plan, chunk.X, chunk.y)
+            per_class = c if per_class is None else (per_class + c if c is not None else per_class)
+            if progress:
+                progress(f"pass {len(passes) + 1}", offset)
+            yield (chunk.X, chunk.y) if labels else chunk.X
+        passes.append((offset, counts, per_class))
+
+    return make_chunks, passes
+
+
+def _fit_multi_pass(plan: Plan, source: FileSource, engine, progress) -> Fitted:
+    make_chunks, passes = _encoded_passes(plan, source, progress, labels=True)
+    plan.mechanism.fit_passes(make_chunks)
+    n, clips, per_class = passes[0]  # every pass re-counts the same clips: report the first
+    return Fitted(n, clips, class_counts=per_class)
+
+
+def _fit_stream(plan: Plan, source: FileSource, engine, progress) -> Fitted:
+    make_chunks, passes = _encoded_passes(plan, source, progress, labels=False)
+    plan.mechanism.fit_stream(make_chunks)
+    n, clips, per_class = passes[0]
+    return Fitted(n, clips, class_counts=per_class)
+
+
+STRATEGIES = {"memory": _fit_memory, "statistics": _fit_statistics, "multi-pass": _fit_multi_pass,
+              "stream": _fit_stream}
+
+
+def _output_frames(plan: Plan, fitted: Fitted, source: FileSource, n_synthetic):
+    """Released tables chunk by chunk: row-aligned transforms of each input chunk, or synthetic draws."""
+    mech, enc, lab = plan.mechanism, plan.encoder, plan.label_encoder
+    if not isinstance(mech, RowAlignedMechanism):
+        return synthetic_frames(mech, n_draw(mech, n_synthetic, fitted.n), enc, lab, source.chunk_rows)
+    if fitted.X is not None:
+        step = source.chunk_rows
+        blocks = (fitted.X[s:s + step] for s in range(0, fitted.X.shape[0], step))
+    else:
+        blocks = (plan.record_map.encode(df).X for df in source.chunks())
+    return (decode_output(mech, mech.transform(X), None, enc, None) for X in blocks)

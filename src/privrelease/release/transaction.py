@@ -1,0 +1,189 @@
+"""One release is one transaction: its table, certificate, private diagnostics and ledger charge
+all take effect, or none does.
+
+:class:`Transaction` checks every target before the data are touched (not the input,
+not an existing file unless ``overwrite``, a writable folder: a temporary file is created
+there at once), hands out those temporary files to write into, and moves them all into
+place together in :meth:`Transaction.commit`, restoring what it replaced if a move fails.
+On any failure the temporary files are removed. :func:`ledger_charge` reserves the cost in
+the ledger around the whole block, so the charge is committed only after every file is in
+place and cancelled when anything before fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+from ..errors import OutputError, ParameterError
+from ..mechanisms.privacy import PrivacyCost
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+    except OSError:
+        pass
+    return a.resolve() == b.resolve()
+
+
+class Transaction:
+    """Temporary files beside each target, moved into place together (see the module docstring).
+
+    Parameters
+    ----------
+    input_path : the private input (no target may be it)
+    targets : ``{name: final path}``
+    overwrite : replace existing targets (otherwise an existing target is refused)
+    private : names of targets only the owner may read (mode 0600)
+    """
+
+    def __init__(self, input_path: Path | None, targets: dict, overwrite: bool = False, private: tuple = ()):
+        self.targets = {k: Path(v) for k, v in targets.items()}
+        self.private = set(private)
+        self._check(input_path, overwrite)
+        self.temps: dict[str, Path] = {}
+        try:
+            for name, path in self.targets.items():
+                self.temps[name] = self._make_temp(name, path)
+        except BaseException:
+            self.abort()
+            raise
+
+    def _check(self, input_path, overwrite):
+        paths = list(self.targets.values())
+        for name, path in self.targets.items():
+            if input_path is not None and _same_file(path, Path(input_path)):
+                raise OutputError(f"the {name} path {path} is the input file; choose another path")
+            if path.is_dir():
+                raise OutputError(f"the {name} path {path} is a directory")
+            if path.exists() and not overwrite:
+                raise OutputError(f"{path} exists; pass --overwrite (overwrite=True) to replace it")
+        if len({p.resolve() for p in paths}) != len(paths):
+            raise OutputError(f"two outputs would be written to the same file: {[str(p) for p in paths]}")
+
+    def _make_temp(self, name: str, path: Path) -> Path:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        except OSError as exc:
+            raise OutputError(f"cannot write the {name} into {path.parent}: {exc.strerror or exc}") from None
+        os.close(fd)
+        if name not in self.private:  # mkstemp creates 0600; give shared outputs the usual permissions
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        return Path(tmp)
+
+    def temp(self, name: str) -> Path:
+        return self.temps[name]
+
+    def write_text(self, name: str, text: str):
+        with open(self.temps[name], "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def commit(self):
+        """Move every temporary file into place; on a failure, restore what was replaced and raise."""
+        done: list[tuple[Path, Path | None]] = []
+        try:
+            for name, path in self.targets.items():
+                backup = None
+                if path.exists():
+                    backup = self._make_temp(name, path)
+                    os.replace(path, backup)
+                done.append((path, backup))
+                os.replace(self.temps[name], path)
+                self.temps.pop(name)
+        except BaseException as exc:
+            for path, backup in reversed(done):
+                with contextlib.suppress(OSError):
+                    if backup is not None:
+                        os.replace(backup, path)
+                    else:
+                        path.unlink()
+            if isinstance(exc, OSError):
+                raise OutputError(f"cannot move the outputs into place ({exc.strerror or exc}); nothing was "
+                                  f"released") from None
+            raise
+        for _, backup in done:
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    backup.unlink()
+
+    def abort(self):
+        for tmp in self.temps.values():
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        self.temps = {}
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.abort()  # after a commit nothing is left to remove
+        return False
+
+
+def check_ledger_args(ledger, dataset_id, budget):
+    """A budget or a dataset id without a ledger would be silently ignored: refuse it."""
+    if ledger is None and (budget is not None or dataset_id is not None):
+        given = " and ".join(n for n, v in (("--budget", budget), ("--dataset-id", dataset_id)) if v is not None)
+        raise ParameterError(f"{given} need(s) a ledger (--ledger FILE, or ledger=...): without one nothing would be "
+                             f"recorded or enforced")
+    if ledger is not None and not dataset_id:
+        raise ParameterError("a ledger needs a dataset id (--dataset-id)")
+    if budget is not None:
+        parse_budget(budget)
+
+
+def parse_budget(budget) -> tuple[float, float | None]:
+    """``3``, ``"3"``, ``"3,1e-5"``, ``(3, 1e-5)`` or a PrivacyCost -> (total epsilon, total delta or None)."""
+    if isinstance(budget, PrivacyCost):
+        return budget.epsilon, budget.delta
+    parts = budget.split(",") if isinstance(budget, str) else (
+        list(budget) if isinstance(budget, (tuple, list)) else [budget])
+    try:
+        if not 1 <= len(parts) <= 2 or any(isinstance(x, bool) for x in parts):
+            raise ValueError
+        eps = float(parts[0])
+        delta = float(parts[1]) if len(parts) == 2 else None
+    except (TypeError, ValueError):
+        raise ParameterError(f"a budget is a total epsilon or 'EPSILON,DELTA' (e.g. 3 or 3,1e-5), got {budget!r}") \
+            from None
+    if not (eps > 0 and eps < float("inf")):
+        raise ParameterError(f"a total budget epsilon must be a finite number > 0, got {parts[0]!r}")
+    if delta is not None and not (0 <= delta < 1):
+        raise ParameterError(f"a total budget delta must be in [0, 1), got {parts[1]!r}")
+    return eps, delta
+
+
+@contextlib.contextmanager
+def ledger_charge(ledger, dataset_id, budget, plan):
+    """Reserve the plan's declared cost in the ledger for the block (nothing without a ledger).
+
+    A budget given as a total epsilon only declares, at the dataset's first release, a total
+    delta of :func:`~privrelease.release.construct.default_total_delta` (n) (room for ten
+    releases at the default delta); on later releases it is compared with the stored epsilon.
+    """
+    check_ledger_args(ledger, dataset_id, budget)
+    if ledger is None:
+        yield None
+        return
+    from ..accounting.ledger import Ledger
+    from .construct import default_total_delta, user_params
+
+    led = ledger if isinstance(ledger, Ledger) else Ledger(ledger)
+    if budget is not None:
+        eps, delta = parse_budget(budget)
+        if delta is None and led.budget(dataset_id) is None:
+            delta = default_total_delta(plan.n)
+        budget = eps if delta is None else PrivacyCost(eps, delta)
+    mech = plan.mechanism
+    with led.reserve(dataset_id, plan.declared_cost, budget=budget, mechanism=mech.name,
+                     details=user_params(mech)) as entry:
+        yield entry
