@@ -9,6 +9,7 @@ import pytest
 
 from privrelease import release
 from privrelease.engine import SufficientStats
+from privrelease.engine.preprocess import scale_rows_to_ball
 from privrelease.errors import ParameterError, WeakPrivacyWarning
 from privrelease.linalg import upper
 from privrelease.mechanisms import get_mechanism
@@ -375,3 +376,31 @@ def test_release_file_samples_in_chunks(tmp_path, small_schema, small_df, monkey
     assert sum(sizes) == len(small_df) == cert.n_output_records and max(sizes) <= 64 and len(sizes) > 1
     out = pd.read_parquet(tmp_path / "out.parquet")
     assert list(out.columns) == small_schema.names and len(out) == len(small_df)
+
+
+def test_domain_radius_bounds_rows_scaled_into_a_small_ball():
+    """Defect 5 (domain_radius after row-norm scaling): with a one-hot block whose centre has
+    entries above 1/2 the scaled rows are farther from c than any vertex of the domain
+    (c = (0.7, 0.7), B = 0.1: squared distance 0.85 against 0.58). Brute force over the
+    scaled vertices and random scaled rows of mixed domains, centres and bounds."""
+    one_block = EncodedDomain(p=2, numeric=(), blocks=((0, 2),))
+    scaled = scale_rows_to_ball(_domain_vertices(one_block), 0.1)
+    c = np.array([0.7, 0.7])
+    assert np.linalg.norm(scaled - c, axis=1).max() ** 2 == pytest.approx(0.85)
+    assert gp.domain_radius(one_block, c, 0.1) ** 2 >= 0.85
+    rng = np.random.default_rng(5)
+    for dom in (one_block, _mixed_domain(), EncodedDomain(p=5, numeric=(0,), blocks=((1, 3), (3, 5)))):
+        V = _domain_vertices(dom)
+        num = list(dom.numeric)
+        for _ in range(40):
+            c = rng.random(dom.p) * rng.choice([0.5, 1.0])
+            c[rng.random(dom.p) < 0.3] = rng.uniform(0.5, 1.0)  # block centres above 1/2
+            # random encoded rows: numeric uniform, one level per block
+            X = np.zeros((300, dom.p))
+            X[:, num] = rng.random((300, len(num)))
+            for a, b in dom.blocks:
+                X[np.arange(300), rng.integers(a, b, 300)] = 1.0
+            for B in (0.05, 0.1, 0.4, 1.0, 2.5):
+                rows = scale_rows_to_ball(np.vstack([V, X]), B)
+                worst = np.linalg.norm(rows - c, axis=1).max()
+                assert worst <= gp.domain_radius(dom, c, B) * (1 + 1e-12), (c, B)

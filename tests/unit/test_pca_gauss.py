@@ -296,3 +296,63 @@ def test_public_table_in_schema_columns(tmp_path):
         release(df.iloc[300:], schema, public_data=str(tmp_path / "absent.csv"), **kw)
     with pytest.raises(InputDataError):
         release(df.iloc[300:], schema, public_data=df.head(300).drop(columns=["age"]), **kw)
+
+
+# ---- defect: the same-class second-moment sensitivity P R^2 was too small at P = 2 -------
+
+def _upper_l1_change(a, b):
+    return float(np.abs(upper(np.outer(a, a) - np.outer(b, b))).sum())
+
+
+def _worst_upper_l1(P, R, target_bound, restarts, rng):
+    """Largest ``||upper(w w^T - w' w'^T)||_1`` found by Nelder-Mead from random starts."""
+    from scipy.optimize import minimize
+
+    d = P + (1 if target_bound > 0 else 0)
+
+    def member(x):
+        z = x[:P] * min(1.0, R / max(float(np.linalg.norm(x[:P])), 1e-300))
+        return np.append(z, np.clip(x[P], -target_bound, target_bound)) if target_bound > 0 else z
+
+    best = 0.0
+    for _ in range(restarts):
+        res = minimize(lambda x: -_upper_l1_change(member(x[:d]), member(x[d:])), rng.standard_normal(2 * d) * R,
+                       method="Nelder-Mead", options={"maxiter": 200 * (P + 1)})
+        best = max(best, -res.fun)
+    return best
+
+
+def test_second_moment_sensitivity_orthogonal_witness_p2():
+    """Defect 4 (pca-gauss P = 2): orthogonal records of norm R move upper(sum z z^T) by sqrt(5) R^2 in L1.
+
+    The bound used before, P R^2 = 2 R^2, was below this witness; the stated
+    sensitivity must cover it for pca-gauss, pca-gauss-supervised and pca-gmm.
+    """
+    R, s = 1.7, 0.5 * math.atan2(1.0, 2.0)  # 2 |cos 2s| + |sin 2s| is maximal (sqrt 5) at tan 2s = 1/2
+    a = R * np.array([math.cos(s), math.sin(s)])
+    b = R * np.array([-math.sin(s), math.cos(s)])
+    witness = _upper_l1_change(a, b)
+    assert witness == pytest.approx(math.sqrt(5) * R**2)
+    for target in (False, True):
+        for class_change in (False, True):
+            sens = moment_sensitivities(2, R, target=target, class_change=class_change)["second_moments_upper_l1"]
+            assert sens >= witness - 1e-12
+
+
+@pytest.mark.parametrize("P", [1, 2, 3, pytest.param(4, marks=[pytest.mark.slow, pytest.mark.ci_slice]),
+                               pytest.param(5, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow)])
+def test_second_moment_sensitivity_bounds_optimised_worst_cases(P):
+    """Defect 4: for every P the stated same-class bound covers the worst case found by optimisation
+    (without and with the target coordinate of pca-gauss-supervised, whose old bound failed at P = 2,
+    R = 3), and it is not loose by more than 40%."""
+    rng = np.random.default_rng(P)
+    for R, target in [(1.0, False), (3.0, True), (0.5, True)]:
+        found = _worst_upper_l1(P, R, 0.5 if target else 0.0, restarts=6, rng=rng)
+        bound = moment_sensitivities(P, R, target=target, class_change=False)["second_moments_upper_l1"]
+        assert found <= bound + 1e-9, (P, R, target, found, bound)
+        assert bound <= 1.4 * found, (P, R, target, found, bound)
+    # class change: flat vectors in two class blocks attain (P + 1) R^2
+    R = 1.3
+    flat = np.full(P, R / math.sqrt(P))
+    two_blocks = 2 * (float(np.abs(upper(np.outer(flat, flat))).sum()))
+    assert two_blocks == pytest.approx(moment_sensitivities(P, R)["second_moments_upper_l1"])

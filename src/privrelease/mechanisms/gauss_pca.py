@@ -66,11 +66,22 @@ def centre_sensitivity(domain: EncodedDomain, row_norm_bound: float | None = Non
 
 
 def domain_radius(domain: EncodedDomain, centre: np.ndarray, row_norm_bound: float | None = None) -> float:
-    """Largest ``||x - c||_2`` over encoded rows x (public: c is a DP release).
+    """An upper bound on ``||x - c||_2`` over encoded rows x (public: c is a DP release).
 
-    Numeric coordinate j contributes at most ``max(c_j, 1 - c_j)^2``; a one-hot block b
-    at level k contributes ``||e_k - c_b||^2 = ||c_b||^2 + 1 - 2 c_k``, largest for the
-    smallest ``c_k``. With a public row-norm bound B also ``||x - c|| <= B + ||c||``.
+    Notes
+    -----
+    Unscaled rows: ``||x - c||^2`` is convex, so its maximum over the encoded domain is
+    at a vertex, and it separates over columns: numeric coordinate j contributes at most
+    ``max(c_j, 1 - c_j)^2``; a one-hot block b at level k contributes ``||e_k - c_b||^2 =
+    ||c_b||^2 + 1 - 2 c_k``, largest for the smallest ``c_k``. That maximum is attained.
+
+    Rows scaled into the ball of public radius B (``x -> x min(1, B / ||x||)``) are
+    ``lambda x`` with ``lambda in (0, 1]``, so they lie in the convex hull of the domain and
+    the origin. The maximum of the convex function over that hull is at a vertex of the
+    domain or at 0, so ``r^2 = max(vertex bound, ||c||^2)``; they also lie in the B-ball,
+    so ``r <= B + ||c||`` as well. The origin matters when a one-hot block's centre has
+    entries above 1/2: for ``c = (0.7, 0.7)`` and ``B = 0.1`` the scaled row ``(0.1, 0)``
+    is at squared distance 0.85 while the vertex bound gives 0.58.
     """
     c = np.asarray(centre, dtype=np.float64)
     idx = np.asarray(domain.numeric, dtype=int)
@@ -78,10 +89,10 @@ def domain_radius(domain: EncodedDomain, centre: np.ndarray, row_norm_bound: flo
     for a, b in domain.blocks:
         cb = c[a:b]
         r2 += float(cb @ cb + 1.0 - 2.0 * cb.min())
-    r = math.sqrt(max(r2, 0.0))
-    if row_norm_bound is not None:
-        r = min(r, float(row_norm_bound) + float(np.linalg.norm(c)))
-    return r
+    if row_norm_bound is None:
+        return math.sqrt(max(r2, 0.0))
+    c_norm = float(np.linalg.norm(c))
+    return min(math.sqrt(max(r2, c_norm**2)), float(row_norm_bound) + c_norm)
 
 
 def sum_sensitivity(radius: float) -> float:

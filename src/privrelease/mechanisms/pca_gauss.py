@@ -34,6 +34,7 @@ import numpy as np
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..dp.rounding import largest_remainder
+from ..dp.sensitivities import gram_upper_l1
 from ..linalg import mirror, psd_repair, psd_sqrt, sorted_eigh, top_eigenvectors, upper
 from .base import R1, R1_LABEL, Capabilities, SyntheticMechanism, register
 from .pca_basis import (
@@ -62,26 +63,19 @@ def moment_sensitivities(P: int, R: float, target: bool = False, class_change: b
 
     * sum of ``w``: ``||w - w'||_1 <= sqrt(P) ||z - z'||_2 + |t - t'| <= 2 sqrt(P) R (+ 1)``;
       a record moving class changes two class sums by ``||w||_1 + ||w'||_1``, the same bound.
-    * upper triangle with diagonal of ``sum w w^T``. For one vector the off-diagonal part has
-      ``sum_{i<j} |w_i w_j| = (||w||_1^2 - ||w||_2^2) / 2``, at most ``(P - 1) R^2 / 2`` for
-      ``w = z`` (``||z||_1^2 <= P ||z||_2^2``) and ``(P - 1) R^2 / 2 + sqrt(P) R / 2`` with the
-      target (cross terms ``|t| ||z||_1``). The diagonal changes by
-      ``| ||w||^2 - ||w'||^2 | <= R^2 (+ 1/4)`` within a class and by ``||w||^2 + ||w'||^2``
-      when the record changes class. Totals: same class ``P R^2`` (target:
-      ``P R^2 + sqrt(P) R + 1/4``); class change ``(P + 1) R^2``. Tight for ``P = 1``
-      (``z = 0`` replaced by ``|z'| = R``; with a class change ``|z| = |z'| = R``).
+    * upper triangle with diagonal of ``sum w w^T``:
+      :func:`~privrelease.dp.sensitivities.gram_upper_l1` (derivation there). Same class
+      ``sqrt(P (P + 3) / 2) R^2`` for ``P >= 2`` and ``R^2`` for ``P = 1`` (target: the
+      smaller of ``c_P R^2 + sqrt(P) R + 1/4`` and two other valid bounds); class change
+      ``(P + 1) R^2`` (target: ``(sqrt(P) R + 1/2)^2 + R^2 + 1/4``). The earlier same-class
+      value ``P R^2`` is exceeded at ``P = 2`` (``sqrt(5) R^2`` is attained).
     * class counts (vector): 2 (one class loses the record, another gains it).
 
     Compare the paper's box constants (Thm 6 via the authors' code: ``2Pa`` and
     ``P^2 a^2`` per class with the private ``N_c`` in the scale: not DP, E13).
     """
     sums = 2 * math.sqrt(P) * R + (1.0 if target else 0.0)
-    if target:
-        second = P * R ** 2 + math.sqrt(P) * R + 0.25
-        if class_change:
-            second += R ** 2 + 0.25
-    else:
-        second = (P + 1) * R ** 2 if class_change else P * R ** 2
+    second = gram_upper_l1(P, R, 0.5 if target else 0.0, class_change=class_change)
     return {"counts_l1": 2.0, "sums_l1": sums, "second_moments_upper_l1": second}
 
 
