@@ -24,15 +24,6 @@ from privrelease.schema import Schema
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-@pytest.fixture(scope="module")
-def adult_slice(tmp_path_factory):
-    data, schema = example_paths("adult")
-    d = tmp_path_factory.mktemp("adult")
-    path = d / "adult300.csv"
-    pd.read_csv(data, nrows=300, dtype=str).to_csv(path, index=False)
-    return path, schema
-
-
 def _files(folder: Path) -> set[str]:
     return {p.name for p in folder.iterdir()}
 
@@ -134,9 +125,9 @@ def test_cli_release_refusal_and_show(tmp_path, adult_slice, capsys):
     assert _cli(capsys, *common, "-e", 0.25, "--out", tmp_path / "b.csv")[0] == 0
     code, _, err = _cli(capsys, *common, "-e", 0.5, "--out", tmp_path / "c.csv", "--certificate", tmp_path / "c.json")
     assert code == 2
-    assert err.strip().splitlines()[-1] == ("error: privacy budget of dataset 'adult' exceeded: spent epsilon=0.75, "
-                                            "requested epsilon=0.5, total epsilon=1, delta=0.0001; nothing was "
-                                            "released")
+    assert err.strip().splitlines()[-1] == ("error: privacy budget of dataset 'adult' exceeded in epsilon: spent "
+                                            "epsilon=0.75, requested epsilon=0.5, total epsilon=1, delta=0.0001; "
+                                            "nothing was released")
     assert not (tmp_path / "c.csv").exists() and not (tmp_path / "c.json").exists()
     code, _, err = _cli(capsys, *common, "-e", 0.1, "--out", tmp_path / "d.csv", "--budget", 5)
     assert code == 2 and "declared with a total budget of epsilon=1" in err

@@ -159,6 +159,15 @@ def _check_cost(cost) -> PrivacyCost:
     return PrivacyCost(float(cost.epsilon), float(cost.delta))
 
 
+def _delta_cause(used: PrivacyCost, cost: PrivacyCost, total: PrivacyCost) -> str:
+    """The exceeded part when only delta is over (named so that a zero total delta is not a mystery)."""
+    if total.delta == 0:
+        return (f" in delta (the dataset's total delta is 0, so a release with delta={cost.delta:.3g} never fits: "
+                f"declare a total delta, e.g. --budget {total.epsilon:g},1e-4 at the first release or `privrelease "
+                f"ledger declare --delta`)")
+    return f" in delta (spent delta={used.delta:.3g} + requested {cost.delta:.3g} > total {total.delta:.3g})"
+
+
 def _fits(used: float, request: float, total: float) -> bool:
     return used + request <= total + REL_TOL * total + ABS_TOL
 
@@ -353,11 +362,13 @@ class Ledger:
             try:
                 total = self._resolve_budget(con, dataset_id, budget)
                 used = self._costs(con, dataset_id, (COMMITTED, PENDING))
-                if not (_fits(used.epsilon, cost.epsilon, total.epsilon)
-                        and _fits(used.delta, cost.delta, total.delta)):
+                eps_ok = _fits(used.epsilon, cost.epsilon, total.epsilon)
+                if not (eps_ok and _fits(used.delta, cost.delta, total.delta)):
                     pend = self._costs(con, dataset_id, (PENDING,))
                     raise BudgetExceededError(
-                        f"privacy budget of dataset '{dataset_id}' exceeded: spent {_fmt(used)}"
+                        f"privacy budget of dataset '{dataset_id}' exceeded"
+                        + ("" if eps_ok else " in epsilon") + (_delta_cause(used, cost, total) if eps_ok else "")
+                        + f": spent {_fmt(used)}"
                         + (f" (of which pending {_fmt(pend)})" if pend.epsilon or pend.delta else "")
                         + f", requested {_fmt(cost)}, total {_fmt(total)}; nothing was released")
                 cur = con.execute(

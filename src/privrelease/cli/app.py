@@ -75,14 +75,20 @@ def release(
     epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Privacy budget epsilon > 0."),
     delta: Optional[float] = typer.Option(None, "--delta", help="delta for (epsilon, delta)-DP mechanisms."),
     out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .csv.gz or .parquet); written atomically."),
-    certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="Write the privacy certificate JSON here."),
+    certificate: Optional[Path] = typer.Option(
+        None, "--certificate", "-c",
+        help="Write the publishable certificate JSON here, and the PRIVATE diagnostics (exact clip counts, input "
+             "hash) beside it as NAME.private-diagnostics.json."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seeded noise for experiments (NOT for real releases)."),
     param: List[str] = typer.Option([], "--param", "-p", help="Mechanism parameter key=value (repeatable)."),
     on_out_of_bounds: str = typer.Option("clip", "--on-out-of-bounds", help="clip (count in certificate) or error."),
     n_synthetic: Optional[int] = typer.Option(None, "--n-synthetic", help="Synthetic records to draw (synthetic mechanisms)."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="SQLite budget ledger file."),
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Dataset identifier in the ledger."),
-    budget: Optional[float] = typer.Option(None, "--budget", help="Total epsilon allowed for this dataset in the ledger."),
+    budget: Optional[str] = typer.Option(
+        None, "--budget", help="Total budget of the dataset in the ledger, declared at its first release: EPSILON or "
+                               "EPSILON,DELTA (default total delta min(1e-4, 1/n))."),
     chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="Rows per streamed chunk."),
     engine: str = typer.Option("local", "--engine", help="Statistics pass: local (streamed chunks) or dask."),
     accept_distributional_privacy: bool = typer.Option(
@@ -91,8 +97,10 @@ def release(
 ):
     """Release INPUT under SCHEMA with a mechanism; write the table and its certificate."""
     from ..datasets import example_paths
+    from ..errors import WeakPrivacyWarning
     from ..mechanisms import get_mechanism
-    from ..release import DEFAULT_MECHANISM, release_file
+    from ..release import DEFAULT_MECHANISM, diagnostics_path, release_file
+    from ..release.construct import epsilon_warning
     from ..schema import Schema
 
     if example is not None:
@@ -112,20 +120,23 @@ def release(
             _err(f"mechanism '{name}' takes no --epsilon; its parameters are given with --param")
     elif epsilon is None:
         _err("--epsilon is required (a number > 0)")
-    if ledger is not None and budget is None:
-        pass  # the ledger keeps the budget declared at its first use
     sch = Schema.from_yaml(schema)
-    if out.exists() and out.is_dir():
-        _err(f"--out {out} is a directory")
+    if epsilon_warning(epsilon):
+        typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
     typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
-    cert = release_file(
-        input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
-        n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-        budget=budget, chunk_rows=chunk_rows, progress=_progress, engine=engine, **_parse_params(param),
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
+        cert = release_file(
+            input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
+            n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
+            budget=budget, chunk_rows=chunk_rows, progress=_progress, engine=engine, overwrite=overwrite,
+            **_parse_params(param),
+        )
     typer.echo(
         f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
-        f"delta={cert.delta}, noise: {cert.randomness})" + (f"; certificate {certificate}" if certificate else ""),
+        f"delta={cert.delta}, noise: {cert.randomness})"
+        + (f"; certificate {certificate} (publishable); PRIVATE diagnostics {diagnostics_path(certificate)} "
+           f"(do not publish)" if certificate else ""),
         err=True,
     )
     if set(cert.output_columns) != set(sch.names):
