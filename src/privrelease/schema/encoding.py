@@ -215,6 +215,9 @@ class Encoder:
         vals = s.astype(str).str.strip().to_numpy() if s.dtype == object else _canonical_str(s)
         codes = pd.Index(list(c.categories)).get_indexer(vals)
         unknown = codes < 0
+        if unknown.any() and c.other is not None:  # undeclared values go to the declared 'other' level
+            codes[unknown] = c.categories.index(c.other)
+            unknown[:] = False
         if unknown.any():
             levels = sorted(set(vals[unknown].tolist()))
             raise InputDataError(
