@@ -24,16 +24,12 @@ app = typer.Typer(
 schema_app = typer.Typer(no_args_is_help=True, help="Draft and check schemas (the public description of a table).")
 app.add_typer(schema_app, name="schema")
 
-_STATE = {"debug": False}
+_STATE = {"debug": False, "bar": None}
 
 
 def _err(msg: str, code: int = 2):
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(code)
-
-
-def _progress(stage: str, n: int):
-    typer.echo(f"  {stage}: {n:,} rows", err=True)
 
 
 def _parse_params(items: List[str]) -> dict:
@@ -124,14 +120,21 @@ def release(
     if epsilon_warning(epsilon):
         typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
     typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
+    from .progress import ProgressBar
+
+    bar = _STATE["bar"] = ProgressBar()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
-        cert = release_file(
-            input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
-            n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-            budget=budget, chunk_rows=chunk_rows, progress=_progress, engine=engine, overwrite=overwrite,
-            **_parse_params(param),
-        )
+        try:
+            cert = release_file(
+                input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
+                n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
+                budget=budget, chunk_rows=chunk_rows, progress=bar, engine=engine, overwrite=overwrite,
+                **_parse_params(param),
+            )
+        finally:
+            bar.close()
+            _STATE["bar"] = None
     typer.echo(
         f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
         f"delta={cert.delta}, noise: {cert.randomness})"
@@ -506,6 +509,8 @@ def _print_warnings():
     shown = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
+        if _STATE.get("bar") is not None:
+            _STATE["bar"].close()  # a warning starts on its own line, not inside the progress bar
         if isinstance(category, type) and issubclass(category, PrivReleaseWarning):
             typer.echo("warning: " + " ".join(str(message).split()), err=True)
         else:

@@ -187,6 +187,8 @@ def release_file(
     check_ledger_args(ledger, dataset_id, budget)
     fmt = table_format(out_path)
     n = count_rows(input_path, schema)  # the public n (also checks that the input can be read)
+    if hasattr(progress, "total"):  # a progress bar shows the share done and the time left
+        progress.total = n
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
     strategy = pick_strategy(plan.mechanism, engine)
     targets = {"table": out_path}
@@ -243,7 +245,12 @@ def pick_strategy(mech, engine: str) -> str:
 
 
 def _fit_memory(plan: Plan, source: FileSource, engine, progress) -> Fitted:
-    frames = list(source.chunks())
+    frames, rows = [], 0
+    for df in source.chunks():
+        frames.append(df)
+        rows += len(df)
+        if progress:
+            progress("reading", rows)
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=plan.schema.names)
     chunk = plan.record_map.encode(df)
     plan.mechanism.fit(chunk.X, chunk.y)
