@@ -22,6 +22,7 @@ _LAZY = {
     "release_file": "privrelease.release",
     "ReleaseResult": "privrelease.release",
     "Certificate": "privrelease.release",
+    "Synthesizer": "privrelease.synthesizer",
 }
 
 __all__ = ["__version__", *_LAZY]
