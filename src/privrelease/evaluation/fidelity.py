@@ -31,6 +31,10 @@ Definitions (all public choices, fixed before looking at any data):
   always; ROC AUC of the positive (second declared) level for a binary label; macro-F1
   over the declared levels otherwise. A training set with one class only gives the
   constant predictor (AUC 0.5).
+
+Model fitting and the correlation matrices run on one BLAS/OpenMP thread: on tables of
+this size the parallel gain is small, and on a shared machine oversubscribed threads made
+the same evaluation ten times slower; the scores do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -157,6 +161,12 @@ def _design(df: pd.DataFrame, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
     return np.hstack(blocks), np.asarray(owner)
 
 
+def _one_thread():
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1)
+
+
 def _corr(X: np.ndarray) -> np.ndarray:
     Xc = X - X.mean(axis=0)
     sd = np.sqrt((Xc ** 2).mean(axis=0))
@@ -184,7 +194,8 @@ def correlation_difference(real: pd.DataFrame, synth: pd.DataFrame, schema: Sche
     between = owner[:, None] < owner[None, :]
     if not between.any():
         return float("nan")
-    return float(np.abs(_corr(Xr) - _corr(Xs))[between].mean())
+    with _one_thread():
+        return float(np.abs(_corr(Xr) - _corr(Xs))[between].mean())
 
 
 # ---- SDMetrics ----------------------------------------------------------------------------------
@@ -297,6 +308,11 @@ def tstr(synth: pd.DataFrame, test: pd.DataFrame, schema: Schema, label: str | N
     if len(yt) == 0:
         raise InputDataError(f"no test record has a declared level of the label '{col.name}'")
     k = len(col.categories)
+    with _one_thread():
+        return _fit_score(X, y, Xt, yt, k, seed)
+
+
+def _fit_score(X, y, Xt, yt, k: int, seed: int) -> dict:
     out = {}
     for name in TSTR_MODELS:
         present = np.unique(y)
@@ -401,6 +417,7 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
     ``label`` (default: the schema's label column); with ``baseline`` the same models are
     also trained on ``real``, the reference a release is measured against.
     """
+    col = _label_column(schema, label) if test is not None else None  # a bad label fails before any work
     ev = Evaluation(
         n_real=len(real), n_released=len(released),
         tvd_1way=tvd_1way(real, released, schema, bins_1way),
@@ -410,8 +427,7 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
     )
     if sdmetrics:
         ev.sdmetrics = sdmetrics_quality(real, released, schema)
-    if test is not None:
-        col = _label_column(schema, label)
+    if col is not None:
         ev.label, ev.n_test = col.name, len(test)
         ev.tstr = tstr(released, test, schema, col.name, seed=seed)
         if baseline:
