@@ -21,7 +21,7 @@ import pandas as pd
 from ..engine import stream_stats
 from ..errors import InputDataError, ParameterError
 from ..io import file_sha256, iter_table_chunks, table_format, warn_extra_columns
-from ..io.tables import count_rows
+from ..io.tables import count_rows, table_columns
 from ..mechanisms import RowAlignedMechanism
 from ..schema import Schema
 from .certificate import Certificate, ReleaseResult, diagnostics_path, make_certificate, make_diagnostics
@@ -187,6 +187,7 @@ def release_file(
     check_ledger_args(ledger, dataset_id, budget)
     fmt = table_format(out_path)
     n = count_rows(input_path, schema)  # the public n (also checks that the input can be read)
+    warn_extra_columns(table_columns(input_path), schema, str(input_path))
     if hasattr(progress, "total"):  # a progress bar shows the share done and the time left
         progress.total = n
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
