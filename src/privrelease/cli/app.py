@@ -503,6 +503,57 @@ def ledger_cancel(
     _open_ledger(ledger).cancel_pending(entry_id, reason)
     typer.echo(f"entry {entry_id} cancelled")
 
+@app.command()
+def report(
+    real: Path = typer.Argument(..., help="The real (private) table that was released."),
+    released: Path = typer.Argument(..., help="The released table."),
+    schema: Path = typer.Option(..., "--schema", "-s", help="Schema YAML/JSON of both tables."),
+    out: Path = typer.Option(..., "--out", "-o", help="The HTML report to write (one self-contained file)."),
+    test: Optional[Path] = typer.Option(None, "--test", help="Real held-out records for train-on-release scores."),
+    label: Optional[str] = typer.Option(None, "--label", help="Label column (default: the schema's label)."),
+    certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="The release's certificate JSON."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="A ledger whose state the report shows."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Show only this dataset of the ledger."),
+    sdmetrics: bool = typer.Option(False, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality report "
+                                   "(slow on wide tables)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out file."),
+):
+    """Write ONE self-contained HTML quality report (plots, utility, certificate, ledger). It shows private
+    statistics of REAL: NOT for publication."""
+    from ..evaluation.fidelity import PRIVATE_NOTICE
+    from ..evaluation.report import build_report
+    from ..io import atomic_write, read_table
+    from ..schema import Schema
+
+    if out.suffix.lower() not in (".html", ".htm"):
+        _err(f"--out {out} must be an .html file")
+    if out.is_dir():
+        _err(f"--out {out} is a directory")
+    if out.exists() and not overwrite:
+        _err(f"{out} exists; pass --overwrite to replace it")
+    if out.resolve() in {p.resolve() for p in (real, released, test, certificate, ledger) if p is not None}:
+        _err(f"--out {out} is one of the inputs")
+    cert = None
+    if certificate is not None:
+        try:
+            cert = json.loads(certificate.read_text())
+        except (OSError, ValueError) as exc:
+            _err(f"cannot read the certificate {certificate}: {str(exc).splitlines()[0]}")
+    state = None
+    if ledger is not None:
+        led = _open_ledger(ledger)
+        state = [led.summary(i) for i in ([dataset_id] if dataset_id is not None else led.datasets())]
+    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
+    sch = Schema.from_yaml(schema)
+    frames = {what: read_table(path, sch) for what, path in (("real", real), ("released", released), ("test", test))
+              if path is not None}
+    page = build_report(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
+                        certificate=cert, ledger=state, sdmetrics=sdmetrics)
+    with atomic_write(out, "w") as fh:
+        fh.write(page)
+    typer.echo(f"wrote {out} ({len(page) / 1e6:.1f} MB; shows private statistics: NOT for publication)", err=True)
+
+
 
 def _print_warnings():
     """Show privrelease's warnings as one ``warning: ...`` line each on stderr (others as Python does)."""
