@@ -8,8 +8,45 @@
 (True, 'epsilon-DP')
 """
 
-from ._version import __version__
-from .release import Certificate, ReleaseResult, release, release_file
-from .schema import Schema
+import importlib
+import sys
+import types
 
-__all__ = ["__version__", "Schema", "release", "release_file", "ReleaseResult", "Certificate"]
+from ._version import __version__
+
+# The public names are imported on first use, so that ``import privrelease`` (and the command
+# line's ``--help``) does not pay for numpy, pandas, scikit-learn and scipy.
+_LAZY = {
+    "Schema": "privrelease.schema",
+    "release": "privrelease.release",
+    "release_file": "privrelease.release",
+    "ReleaseResult": "privrelease.release",
+    "Certificate": "privrelease.release",
+    "Synthesizer": "privrelease.synthesizer",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def _lazy(name):
+    def get(self):
+        return getattr(importlib.import_module(_LAZY[name]), name)
+
+    def set_(self, value):
+        # importing a submodule of the same name (privrelease.release) binds it on the package;
+        # ``privrelease.release`` keeps meaning the function, as it did with eager imports
+        if not isinstance(value, types.ModuleType):
+            raise AttributeError(f"privrelease.{name} is read-only")
+
+    return property(get, set_)
+
+
+class _Package(types.ModuleType):
+    """The package module, whose public names resolve on first use."""
+
+
+for _name in _LAZY:
+    setattr(_Package, _name, _lazy(_name))
+del _name
+
+sys.modules[__name__].__class__ = _Package

@@ -10,6 +10,7 @@ import pytest
 from privrelease.engine.preprocess import scale_rows_to_ball
 from privrelease import release
 from privrelease.engine import SufficientStats
+from privrelease.engine.preprocess import scale_rows_to_ball
 from privrelease.errors import ParameterError, WeakPrivacyWarning
 from privrelease.linalg import upper
 from privrelease.mechanisms import get_mechanism

@@ -113,3 +113,30 @@ def test_bundled_adult_schema_has_35_columns(adult):
     assert enc.width == 35 and enc.n_numeric == 5 and enc.n_categorical == 6
     assert len(df) == 30162
     enc.encode(df, on_out_of_bounds="error")  # every value inside the documented bounds
+
+
+def test_encoder_warns_clipped_columns_and_one_class_label(small_schema, small_df):
+    """Pins silent clipping in the library: the warning names the column and the count."""
+    import warnings as _w
+
+    from privrelease.errors import DataWarning
+
+    df = small_df.assign(label="no")
+    df.loc[:2, "age"] = -5
+    with _w.catch_warnings(record=True) as rec:
+        _w.simplefilter("always")
+        Encoder(small_schema).encode(df)
+    msgs = [str(r.message) for r in rec if issubclass(r.category, DataWarning)]
+    assert "3 of 200 values of column 'age' were outside the declared bounds [0, 100] and were clipped" in msgs
+    assert any("single class ('no')" in m for m in msgs)
+    with _w.catch_warnings():
+        _w.simplefilter("error")
+        Encoder(small_schema).encode(df, warn=False)  # chunked callers warn once from the totals
+
+
+def test_in_memory_release_warns_extra_columns(small_schema, small_df):
+    from privrelease import release
+    from privrelease.errors import DataWarning
+
+    with pytest.warns(DataWarning, match=r"1 column\(s\) not declared in the schema.*\['ssn'\]"):
+        release(small_df.assign(ssn=1), small_schema, mechanism="laplace", epsilon=1.0, rng=0)

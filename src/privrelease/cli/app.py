@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-import yaml
+
 
 from .._version import __version__
-from ..errors import PrivReleaseError
+from ..errors import PrivReleaseError, PrivReleaseWarning
 
 app = typer.Typer(
     add_completion=False,
@@ -24,7 +24,7 @@ app = typer.Typer(
 schema_app = typer.Typer(no_args_is_help=True, help="Draft and check schemas (the public description of a table).")
 app.add_typer(schema_app, name="schema")
 
-_STATE = {"debug": False}
+_STATE = {"debug": False, "bar": None}
 
 
 def _err(msg: str, code: int = 2):
@@ -32,11 +32,9 @@ def _err(msg: str, code: int = 2):
     raise typer.Exit(code)
 
 
-def _progress(stage: str, n: int):
-    typer.echo(f"  {stage}: {n:,} rows", err=True)
-
-
 def _parse_params(items: List[str]) -> dict:
+    import yaml
+
     params = {}
     for item in items or []:
         if "=" not in item:
@@ -122,14 +120,21 @@ def release(
     if epsilon_warning(epsilon):
         typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
     typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
+    from .progress import ProgressBar
+
+    bar = _STATE["bar"] = ProgressBar()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
-        cert = release_file(
-            input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
-            n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-            budget=budget, chunk_rows=chunk_rows, progress=_progress, engine=engine, overwrite=overwrite,
-            **_parse_params(param),
-        )
+        try:
+            cert = release_file(
+                input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
+                n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
+                budget=budget, chunk_rows=chunk_rows, progress=bar, engine=engine, overwrite=overwrite,
+                **_parse_params(param),
+            )
+        finally:
+            bar.close()
+            _STATE["bar"] = None
     typer.echo(
         f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
         f"delta={cert.delta}, noise: {cert.randomness})"
@@ -137,6 +142,10 @@ def release(
            f"(do not publish)" if certificate else ""),
         err=True,
     )
+    if set(cert.output_columns) != set(sch.names):
+        cols = cert.output_columns
+        shown = ", ".join(cols[:3]) + (f", ..., {cols[-1]}" if len(cols) > 4 else "".join(f", {c}" for c in cols[3:]))
+        typer.echo(f"note: the released table's columns are {shown}: {cls.columns}", err=True)
 
 
 @app.command()
@@ -148,26 +157,57 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
     if as_json:
         typer.echo(json.dumps(infos, indent=2))
         return
+    import textwrap
+
+    options = {"epsilon": "--epsilon", "delta": "--delta", "rng": "--seed", "domain": None}  # set by the release
+    pad = " " * 23
     for i in infos:
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
-        typer.echo(f"{'':<22} neighbours: {i['neighbouring_relation']}")
+        typer.echo(f"{pad}neighbours: {i['neighbouring_relation']}")
+        typer.echo(f"{pad}columns: {i['columns']}")
         if i.get("explanation"):
-            typer.echo(f"{'':<22} {i['explanation']}")
+            typer.echo(f"{pad}{i['explanation']}")
         for key, meaning in (i.get("parameters") or {}).items():
-            typer.echo(f"{'':<22} --param {key}=...: {meaning}")
+            flag = options.get(key, f"--param {key}=...")
+            if flag is None:
+                continue
+            typer.echo(textwrap.fill(f"{flag}: {meaning}", width=110, initial_indent=pad,
+                                     subsequent_indent=pad + "    ", break_on_hyphens=False))
 
 
 @schema_app.command("draft")
 def schema_draft(
-    input: Path = typer.Argument(..., help="A table to draft a schema from (this reads the data: not private)."),
+    input: Path = typer.Argument(..., help="A table to draft a schema from."),
     label: Optional[str] = typer.Option(None, "--label", help="Column to mark as the label."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Draft under differential privacy with "
+                                            "this epsilon (DP quantile bounds, DP-selected levels). Without it "
+                                            "the draft reads the data and is NOT private."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="DP draft: delta for the selection of "
+                                          "categorical levels (default min(1e-5, 1/(10 n)))."),
+    range_: List[str] = typer.Option([], "--range", help="DP draft: public range lo,hi of the candidate bounds "
+                                     "(all numeric columns), or COLUMN=lo,hi (repeatable)."),
+    quantiles: str = typer.Option("0.01,0.99", "--quantiles", help="DP draft: the quantiles that become the "
+                                  "lower and upper bounds."),
+    categorical: Optional[str] = typer.Option(None, "--categorical", help="DP draft: comma-separated numeric "
+                                              "columns to treat as categorical."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="DP draft: charge the draft to this ledger."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="DP draft: dataset identifier in the ledger."),
+    budget: Optional[str] = typer.Option(None, "--budget", help="DP draft: total budget EPS[,DELTA] declared "
+                                         "for the dataset at its first use of the ledger."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="DP draft: seeded noise (NOT for real use)."),
 ):
-    """Print a YAML schema draft for review. Drafting reads the data and is NOT private."""
+    """Print a YAML schema draft for review: private with --epsilon, otherwise read from the data (NOT private)."""
     from ..errors import NotPrivateWarning
     from ..io import read_table
     from ..schema import draft_schema
 
     df = read_table(input)
+    if epsilon is not None:
+        _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed)
+        return
+    if any(v is not None for v in (delta, categorical, ledger, dataset_id, budget, seed)) or range_:
+        _err("--delta, --range, --categorical, --ledger, --dataset-id, --budget and --seed apply to the private "
+             "draft: give --epsilon")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
         s = draft_schema(df, label=label)
@@ -178,6 +218,64 @@ def schema_draft(
     )
     typer.echo("# DRAFT read from the data (not private): review every bound and level before releasing\n"
                + s.to_yaml(), nl=False)
+
+
+def _number_pair(text: str, what: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in text.split(","))
+    except ValueError:
+        _err(f"{what} expects two numbers lo,hi, got '{text}'")
+    return lo, hi
+
+
+def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed):
+    """``schema draft --epsilon``: a DP draft, charged to the ledger when one is given."""
+    import contextlib
+    import dataclasses
+
+    from ..dp.draft import dp_draft_schema, draft_cost
+    from ..dp.costs import PrivacyCost
+    from ..release import default_delta, default_total_delta, parse_budget
+
+    ranges = {}
+    for item in range_:
+        col, _, text = item.rpartition("=")
+        ranges[col or "*"] = _number_pair(text, "--range")
+    qs = _number_pair(quantiles, "--quantiles")
+    cats = [c.strip() for c in categorical.split(",") if c.strip()] if categorical else []
+    if delta is None:
+        delta = default_delta(len(df))
+    if (ledger is None) != (dataset_id is None):
+        _err("--ledger and --dataset-id go together")
+    if budget is not None and ledger is None:
+        _err("--budget needs --ledger and --dataset-id")
+    charge = contextlib.nullcontext(None)
+    if ledger is not None:
+        from ..accounting.ledger import Ledger
+
+        led = Ledger(ledger)
+        total = None
+        if budget is not None:
+            eps_t, delta_t = parse_budget(budget)
+            if delta_t is None and led.budget(dataset_id) is None:
+                delta_t = default_total_delta(len(df))
+            total = eps_t if delta_t is None else PrivacyCost(eps_t, delta_t)
+        cost = draft_cost(df, epsilon, delta, label=label, categorical=cats)
+        charge = led.reserve(dataset_id, cost, budget=total, mechanism="schema-draft",
+                             details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}})
+    with charge as entry:
+        sch, cost = dp_draft_schema(df, epsilon, delta, rng=seed, label=label, ranges=ranges, categorical=cats,
+                                    quantiles=qs)
+        if entry is not None:
+            sch = dataclasses.replace(sch, provenance={**sch.provenance,
+                                                       "ledger": {"dataset_id": dataset_id, "entry": entry}})
+    typer.echo(f"drafted privately: {cost.epsilon:g}-DP" + (f" with delta {cost.delta:.3g}" if cost.delta else "")
+               + (f", charged to {ledger} ({dataset_id}, entry {entry})" if entry is not None else
+                  " (no ledger: record this spend yourself)")
+               + ". Review the bounds and levels; every later release certificate repeats this provenance.",
+               err=True)
+    typer.echo("# DRAFT under differential privacy (see provenance): review before releasing\n" + sch.to_yaml(),
+               nl=False)
 
 
 @schema_app.command("check")
@@ -194,9 +292,12 @@ def schema_check(schema: Path = typer.Argument(..., help="Schema YAML/JSON to va
 @app.command()
 def reproduce(
     name: Optional[str] = typer.Argument(None, help="Reproduction name (see --list)."),
-    out: Path = typer.Option(Path("results"), "--out", help="Output directory for NAME.json and NAME.png."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory for NAME.json and NAME.png "
+                                       "(default results/, or results/quick/ with --quick)."),
     data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="Folder with the real data sets (default ../shared/datasets)."),
-    quick: bool = typer.Option(False, "--quick", help="A small real slice (as run in CI)."),
+    quick: bool = typer.Option(False, "--quick", help="A small real slice (as run in CI); never replaces a full "
+                               "result unless --overwrite."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Let a --quick run replace a full result in --out."),
     seed: int = typer.Option(0, "--seed", help="Seed of the experiment (reproductions use seeded noise)."),
     list_: bool = typer.Option(False, "--list", help="List the available reproductions."),
     data: Optional[Path] = typer.Option(None, "--data", help="zhuang-table: the table to evaluate."),
@@ -214,6 +315,7 @@ def reproduce(
     import os
 
     from ..experiments import get_reproduction, list_reproductions
+    from ..experiments.registry import full_result
 
     if list_ or name is None:
         for r in list_reproductions():
@@ -222,6 +324,11 @@ def reproduce(
     if data_dir is not None:
         os.environ["PRIVRELEASE_DATA"] = str(data_dir)
     rep = get_reproduction(name)
+    if out is None:
+        out = Path("results") / "quick" if quick else Path("results")
+    if quick and not overwrite and full_result(out, name) is not None:
+        _err(f"{full_result(out, name)} holds a full result that a --quick slice would replace; "
+             f"write the slice elsewhere (--out, default results/quick) or pass --overwrite")
     typer.echo(f"reproducing {name}{' (quick slice)' if quick else ''} -> {out}", err=True)
     extra = {key: v for key, v in (("data", data), ("schema", schema), ("utility_label", utility_label),
                                    ("privacy_label", privacy_label), ("k", k), ("per_combination", per_combination),
@@ -396,9 +503,79 @@ def ledger_cancel(
     _open_ledger(ledger).cancel_pending(entry_id, reason)
     typer.echo(f"entry {entry_id} cancelled")
 
+@app.command()
+def report(
+    real: Path = typer.Argument(..., help="The real (private) table that was released."),
+    released: Path = typer.Argument(..., help="The released table."),
+    schema: Path = typer.Option(..., "--schema", "-s", help="Schema YAML/JSON of both tables."),
+    out: Path = typer.Option(..., "--out", "-o", help="The HTML report to write (one self-contained file)."),
+    test: Optional[Path] = typer.Option(None, "--test", help="Real held-out records for train-on-release scores."),
+    label: Optional[str] = typer.Option(None, "--label", help="Label column (default: the schema's label)."),
+    certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="The release's certificate JSON."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="A ledger whose state the report shows."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Show only this dataset of the ledger."),
+    sdmetrics: bool = typer.Option(False, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality report "
+                                   "(slow on wide tables)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out file."),
+):
+    """Write ONE self-contained HTML quality report (plots, utility, certificate, ledger). It shows private
+    statistics of REAL: NOT for publication."""
+    from ..evaluation.fidelity import PRIVATE_NOTICE
+    from ..evaluation.report import build_report
+    from ..io import atomic_write, read_table
+    from ..schema import Schema
+
+    if out.suffix.lower() not in (".html", ".htm"):
+        _err(f"--out {out} must be an .html file")
+    if out.is_dir():
+        _err(f"--out {out} is a directory")
+    if out.exists() and not overwrite:
+        _err(f"{out} exists; pass --overwrite to replace it")
+    if out.resolve() in {p.resolve() for p in (real, released, test, certificate, ledger) if p is not None}:
+        _err(f"--out {out} is one of the inputs")
+    cert = None
+    if certificate is not None:
+        try:
+            cert = json.loads(certificate.read_text())
+        except (OSError, ValueError) as exc:
+            _err(f"cannot read the certificate {certificate}: {str(exc).splitlines()[0]}")
+    state = None
+    if ledger is not None:
+        led = _open_ledger(ledger)
+        state = [led.summary(i) for i in ([dataset_id] if dataset_id is not None else led.datasets())]
+    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
+    sch = Schema.from_yaml(schema)
+    frames = {what: read_table(path, sch) for what, path in (("real", real), ("released", released), ("test", test))
+              if path is not None}
+    page = build_report(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
+                        certificate=cert, ledger=state, sdmetrics=sdmetrics)
+    with atomic_write(out, "w") as fh:
+        fh.write(page)
+    typer.echo(f"wrote {out} ({len(page) / 1e6:.1f} MB; shows private statistics: NOT for publication)", err=True)
+
+
+
+def _print_warnings():
+    """Show privrelease's warnings as one ``warning: ...`` line each on stderr (others as Python does)."""
+    shown = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if _STATE.get("bar") is not None:
+            _STATE["bar"].close()  # a warning starts on its own line, not inside the progress bar
+        if isinstance(category, type) and issubclass(category, PrivReleaseWarning):
+            typer.echo("warning: " + " ".join(str(message).split()), err=True)
+        else:
+            shown(message, category, filename, lineno, file, line)
+
+    show.one_line = True
+    if not getattr(shown, "one_line", False):  # main() may run several times in one process (tests)
+        warnings.showwarning = show
+    warnings.simplefilter("default", PrivReleaseWarning)
+
 
 def main(argv=None):
-    """Entry point: one-line errors, clean interruption."""
+    """Entry point: one-line errors and warnings, clean interruption."""
+    _print_warnings()
     try:
         code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
         if isinstance(code, int) and code:
@@ -428,6 +605,51 @@ def main(argv=None):
             traceback.print_exc()
         typer.echo(f"error: {type(exc).__name__}: {exc} (run with --debug for the traceback)", err=True)
         sys.exit(1)
+
+
+# ---- evaluation of a release against the real table (reads private data) ---------------------
+
+@app.command("evaluate")
+def evaluate_cmd(
+    real: Optional[Path] = typer.Argument(None, help="The real (private) table that was released."),
+    released: Optional[Path] = typer.Argument(None, help="The released table."),
+    schema: Optional[Path] = typer.Option(None, "--schema", "-s", help="Schema YAML/JSON of both tables."),
+    example: Optional[str] = typer.Option(
+        None, "--example", help="Evaluate a release of a bundled example (adult): REAL, --schema and --test "
+                                "are the bundled ones; give only RELEASED."),
+    test: Optional[Path] = typer.Option(None, "--test", help="Real held-out records for train-on-release scores."),
+    label: Optional[str] = typer.Option(None, "--label", help="Label column (default: the schema's label)."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write every number as JSON here."),
+    no_sdmetrics: bool = typer.Option(False, "--no-sdmetrics", help="Skip the SDMetrics quality report (slow on "
+                                                                      "wide tables)."),
+):
+    """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
+    from ..datasets import example_paths
+    from ..evaluation.fidelity import PRIVATE_NOTICE, evaluate
+    from ..io import atomic_write, read_table
+    from ..schema import Schema
+
+    if example is not None:
+        if schema is not None or test is not None or (real is not None and released is not None):
+            _err("with --example give only RELEASED (the real table, schema and test file are the bundled ones)")
+        released = released or real
+        real, schema = example_paths(example)
+        test = example_paths(example, "test")[0]
+    if real is None or released is None or schema is None:
+        _err("give REAL RELEASED --schema SCHEMA.yaml (or --example adult RELEASED)")
+    if json_out is not None and json_out.is_dir():
+        _err(f"--json {json_out} is a directory")
+    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
+    sch = Schema.from_yaml(schema)
+    frames = {what: read_table(path, sch) for what, path in (("real", real), ("released", released), ("test", test))
+              if path is not None}
+    ev = evaluate(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
+                  sdmetrics=not no_sdmetrics)
+    typer.echo(ev.to_table())
+    if json_out is not None:
+        with atomic_write(json_out, "w") as fh:
+            fh.write(json.dumps(ev.to_dict(), indent=2))
+        typer.echo(f"wrote {json_out} (private: not for publication)", err=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

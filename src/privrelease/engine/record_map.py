@@ -56,8 +56,12 @@ class RecordMap:
         return self.encoder.width
 
     def encode(self, df: pd.DataFrame, row_offset: int = 0) -> EncodedChunk:
-        """Encoded features and labels of a chunk, before per-record preprocessing."""
-        e = self.encoder.encode(df, on_out_of_bounds=self.on_out_of_bounds, row_offset=row_offset)
+        """Encoded features and labels of a chunk, before per-record preprocessing.
+
+        A chunk issues no data warnings (clipping, one-class label): the release warns once
+        from the totals over the whole table (:func:`privrelease.release.pipeline.warn_data`).
+        """
+        e = self.encoder.encode(df, on_out_of_bounds=self.on_out_of_bounds, row_offset=row_offset, warn=False)
         return EncodedChunk(e.X, self.labels(df), dict(e.clip_counts))
 
     def labels(self, df: pd.DataFrame) -> np.ndarray | None:
@@ -65,7 +69,7 @@ class RecordMap:
         lab = self.label_encoder
         if lab is None:
             return None
-        X = lab.encode(df).X
+        X = lab.encode(df, warn=False).X
         return X[:, 0] if lab.columns[0].kind == "numeric" else X.argmax(axis=1)
 
     def empty(self) -> SufficientStats:

@@ -73,6 +73,7 @@ def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     at1 = next(r for r in rows if r["epsilon"] == 1.0)
     result = {
         "name": "jiang-fig1",
+        "quick": quick,
         "data": "simulated: 100 records, height ~ N(176, 7) cm, weight = 80 + 0.9 (h - 176) + N(0, 9) kg, "
                 "clipped to public ranges " + str(RANGES),
         "trials_per_point": trials,

@@ -52,6 +52,21 @@ def get_reproduction(name: str) -> Reproduction:
     return _REPRO[name]
 
 
+def full_result(out_dir: Path, name: str) -> Path | None:
+    """``out_dir/NAME.json`` when it holds a full (not ``--quick``) result, else None.
+
+    A result whose JSON cannot be read, or does not say ``"quick": true``, counts as full:
+    a quick slice must never silently replace it.
+    """
+    path = Path(out_dir) / f"{name}.json"
+    if not path.exists():
+        return None
+    try:
+        return None if json.loads(path.read_text()).get("quick") is True else path
+    except (OSError, ValueError, AttributeError):
+        return path
+
+
 def write_json(result: dict, out_dir: Path, name: str) -> Path:
     from ..release import _jsonable
 

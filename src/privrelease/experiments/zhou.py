@@ -240,6 +240,7 @@ def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None)
                  + 1e-9 for r in pair_rows)
     result = {
         "name": "zhou-privacy-loss",
+        "quick": quick,
         "paper": PAPER_NOTE + " Corollary III.7: for Example III.6, p = o((n / log n)^(1/4)) suffices.",
         "setup": {"n": n, "tau_flip": tau_flip, "reference": "Sigma_1 (X1 is the reference)",
                   "delta_max": "sqrt(ln p / n) (our default) for the pair; sqrt(ln n / n) for the class panel",

@@ -6,12 +6,13 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Iterator
 
 import pandas as pd
 
-from ..errors import InputDataError
+from ..errors import DataWarning, InputDataError, shorten_list
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".gz": "csv"}
 
@@ -30,6 +31,17 @@ def _csv_dtypes(schema) -> dict:
     if schema is None:
         return {}
     return {c.name: str for c in schema.categorical}
+
+
+def warn_extra_columns(columns, schema, source: str) -> None:
+    """Warn (naming them) about data columns the schema does not declare: they are left out of a release."""
+    if schema is None:
+        return
+    declared = set(schema.names)
+    extra = [str(c) for c in columns if c not in declared]
+    if extra:
+        warnings.warn(f"{source} has {len(extra)} column(s) not declared in the schema, left out of the release: "
+                      f"{shorten_list(extra)}", DataWarning, stacklevel=3)
 
 
 def read_table(path: str | Path, schema=None) -> pd.DataFrame:
@@ -90,6 +102,19 @@ def _parquet_chunks(path: Path, schema, chunk_rows: int):
             for batch in pf.iter_batches(batch_size=chunk_rows, columns=cols, row_groups=[i],
                                          use_threads=False):
                 yield batch.to_pandas()
+
+
+def table_columns(path: str | Path) -> list[str]:
+    """The column names of a CSV (its header) or Parquet file (its metadata), without reading records."""
+    path = Path(path)
+    if table_format(path) == "parquet":
+        import pyarrow.parquet as pq
+
+        return list(pq.read_schema(path).names)
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError):
+        return []  # the reading pass reports the problem
 
 
 def count_rows(path: str | Path, schema=None, chunk_rows: int = 200_000) -> int:

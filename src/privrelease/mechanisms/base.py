@@ -26,6 +26,7 @@ draws and names the output) is declared in one attribute, ``capabilities``
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -99,6 +100,7 @@ class Mechanism(BaseEstimator):
     output_kind: ClassVar[str] = "row-aligned"
     summary: ClassVar[str] = ""
     supervised: ClassVar[bool] = False  # needs a label column
+    columns: ClassVar[str] = "the schema's columns"  # what the released table's columns are
     uses_delta: ClassVar[bool] = False
     capabilities: ClassVar[Capabilities] = Capabilities()
 
@@ -185,6 +187,28 @@ class Mechanism(BaseEstimator):
         return {}
 
     @classmethod
+    def parameter_docs(cls) -> dict[str, str]:
+        """Every constructor parameter with its meaning, in signature order.
+
+        Taken from the class docstring's numpydoc "Parameters" section (``name : type`` then
+        indented prose), so that the listing cannot drift from the documentation; a class
+        attribute ``PARAMETERS`` (name -> text) replaces entries, and the parameters every
+        mechanism shares (epsilon, delta, rng, domain) fall back to a common text when the
+        docstring gives only their type.
+        """
+        documented = _numpydoc_parameters(inspect.getdoc(cls) or "")
+        documented.update({name: ("", text) for name, text in (getattr(cls, "PARAMETERS", None) or {}).items()})
+        out = {}
+        for name in inspect.signature(cls.__init__).parameters:
+            if name == "self":
+                continue
+            typ, prose = documented.get(name, ("", ""))
+            if not prose and name in COMMON_PARAMETERS:
+                prose = COMMON_PARAMETERS[name]
+            out[name] = f"{typ}: {prose}" if typ and prose else (prose or typ)
+        return out
+
+    @classmethod
     def info(cls) -> dict:
         return {
             "name": cls.name,
@@ -193,6 +217,8 @@ class Mechanism(BaseEstimator):
             "output": cls.output_kind,
             "supervised": cls.supervised,
             "summary": cls.summary,
+            "columns": cls.columns,
+            "parameters": cls.parameter_docs(),
         }
 
     def _set_cost(self, epsilon: float, delta: float = 0.0, rho: float | None = None):
@@ -210,6 +236,55 @@ class Mechanism(BaseEstimator):
         self.noise_scales_[key] = self.source_.gaussian_noise_std(l2_sensitivity, noise_multiplier, coords)
         noisy, _ = self.source_.add_gaussian(value, l2_sensitivity, noise_multiplier, coords)
         return noisy
+
+
+# What the parameters every mechanism shares mean (the command line sets them with --epsilon,
+# --delta and --seed; the release derives the domain from the schema).
+COMMON_PARAMETERS = {
+    "epsilon": "the privacy budget epsilon",
+    "delta": "the delta of (epsilon, delta)-DP",
+    "rng": "None for a real release (noise from OS entropy); an int seed or numpy Generator for "
+           "reproducible experiments only",
+    "domain": "the public structure of the encoded table; the release derives it from the schema",
+}
+
+
+def _numpydoc_parameters(doc: str) -> dict[str, tuple[str, str]]:
+    """``name -> (type, prose)`` from the "Parameters" section of a numpydoc docstring.
+
+    >>> doc = "X.\\n\\nParameters\\n----------\\na, b : int\\n    Two counts\\n    of things.\\nc : float\\n\\nNotes\\n-----\\n"
+    >>> _numpydoc_parameters(doc)
+    {'a': ('int', 'Two counts of things.'), 'b': ('int', 'Two counts of things.'), 'c': ('float', '')}
+    """
+    lines = doc.splitlines()
+
+    def header(k):
+        return (k + 1 < len(lines) and lines[k].strip() and not lines[k].startswith(" ")
+                and set(lines[k + 1].strip()) == {"-"})
+
+    starts = [k for k in range(len(lines)) if header(k) and lines[k].strip() == "Parameters"]
+    out: dict[str, tuple[str, str]] = {}
+    if not starts:
+        return out
+    names: list[str] = []
+    typ, prose = "", []
+
+    def flush():
+        for n in names:
+            out[n] = (typ, " ".join(" ".join(prose).split()))
+
+    for k in range(starts[0] + 2, len(lines)):
+        line = lines[k]
+        if header(k):
+            break
+        if line.strip() and not line.startswith(" "):
+            flush()
+            head, _, typ = line.partition(" : ")
+            names, typ, prose = [n.strip().lstrip("*") for n in head.split(",")], typ.strip(), []
+        elif line.strip():
+            prose.append(line.strip())
+    flush()
+    return out
 
 
 class RowAlignedMechanism(Mechanism):

@@ -265,6 +265,8 @@ class Compression(SyntheticMechanism):
         "normalised covariances are within Delta_max of each other entrywise; not a DP neighbouring relation"
     )
     output_kind: ClassVar[str] = "compressed"
+    columns: ClassVar[str] = ("the encoded columns (numeric scaled to [0, 1], one dummy per category), m rows of "
+                              "mixtures: NOT the schema's columns, not decoded")
     # columns: the encoded (normalised) columns, not decoded; m is a parameter (--n-synthetic does not apply)
     capabilities: ClassVar[Capabilities] = Capabilities(passes="stream", fixed_output_rows=True,
                                                         output_space="encoded", estimates_covariance=True)
@@ -304,7 +306,6 @@ class Compression(SyntheticMechanism):
     def info(cls) -> dict:
         d = super().info()
         d["explanation"] = DISTRIBUTIONAL_EXPLANATION
-        d["parameters"] = dict(cls.PARAMETERS)
         return d
 
     @property

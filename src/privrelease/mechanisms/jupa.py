@@ -605,6 +605,7 @@ class JUPAMMDPerturbation(RowAlignedMechanism):
     summary: ClassVar[str] = ("Zhuang-Chang owner-side perturbation: JUPA projection + MMD label changing; "
                               "measured attack accuracy only")
     contract_release: ClassVar[bool] = False  # owner-side: run by `privrelease perturb`, not `release`
+    columns: ClassVar[str] = "z1..zK, the projected coordinates: NOT the schema's columns"
 
     def __init__(self, public_X=None, public_utility=None, public_privacy=None, *, projection="jupa",
                  projection_params=None, fine=True, lam=1e-3, alpha=0.1, max_iter=1000, update="literal",

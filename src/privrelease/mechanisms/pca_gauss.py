@@ -366,8 +366,12 @@ class PCAGauss(_PCAGaussBase):
 
     name: ClassVar[str] = "pca-gauss"
     relation: ClassVar[str] = R1
-    summary: ClassVar[str] = ("PCA-Gauss Alg. 1: DP Gaussian on PCA-reduced data (same-data spectrum, or "
-                              "independent LapPCA/AG-PCA/public/split basis)")
+    summary: ClassVar[str] = ("PCA-Gauss Alg. 1: DP Gaussian on PCA-reduced data; by default (same-data spectrum) "
+                              "columns pc1..pcP, NOT the schema's; an independent LapPCA/AG-PCA/public/split "
+                              "basis gives the schema's columns")
+    columns: ClassVar[str] = ("pc1..pcP, the reduced space, NOT the schema's columns, with the default "
+                              "pca_source=same-data (no basis is released, so nothing maps back); the schema's "
+                              "columns with --param pca_source=laplace (or analyze-gauss, public, split)")
     default_shares: ClassVar[dict] = {"mean": 0.10, "covariance": 0.85, "residual": 0.05}
 
     def __init__(self, epsilon=1.0, *, n_components=5, pca_source="same-data", pca_share=0.2, delta=None,
@@ -518,6 +522,7 @@ class PCAGaussSupervised(_PCAGaussBase):
                                                         estimates_covariance=True)
     contract_release: ClassVar[bool] = False  # needs a 'role: target' column (tested in tests/unit/test_pca_gauss.py)
     summary: ClassVar[str] = "PCA-Gauss Alg. 2: DP joint Gaussian of (independent-PCA features, target)"
+    columns: ClassVar[str] = "the schema's columns (pc1..pcP and the target with --param output_space=reduced)"
     default_shares: ClassVar[dict] = {"mean": 0.10, "covariance": 0.85, "residual": 0.05}
 
     def __init__(self, epsilon=1.0, *, n_components=5, pca_source="laplace", pca_share=0.2, delta=None,
@@ -638,6 +643,7 @@ class PCAGMM(_PCAGaussBase):
     supervised: ClassVar[bool] = True
     summary: ClassVar[str] = ("PCA-Gauss Alg. 3 corrected: DP Gaussian mixture per class on independent-PCA "
                               "features (noisy counts, sums, second moments)")
+    columns: ClassVar[str] = "the schema's columns (pc1..pcP and the label with --param output_space=reduced)"
     default_shares: ClassVar[dict] = {"counts": 0.05, "mean": 0.10, "covariance": 0.80, "residual": 0.05}
 
     def __init__(self, epsilon=1.0, *, n_components=5, pca_source="laplace", pca_share=0.2, delta=None,

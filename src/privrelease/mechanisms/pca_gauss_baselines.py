@@ -339,10 +339,13 @@ class BlockiJL(SyntheticMechanism):
 
     Parameters
     ----------
-    epsilon : float in (0, inf); delta : float in (0, 1), default 1e-5
-    n_projections : int, default 1000 (r, projected rows)
-    n_classes : int or None (per-class model with ``fit(X, y)``; classes composed in
-        parallel over the class partition, which needs R1 neighbours that keep the label, see notes)
+    epsilon : float in (0, inf)
+    delta : float in (0, 1), default 1e-5
+    n_projections : int, default 1000
+        r, the number of projected rows.
+    n_classes : int or None
+        Per-class model with ``fit(X, y)``; classes composed in parallel over the class
+        partition, which needs R1 neighbours that keep the label (see Notes).
     domain, rng
 
     Notes

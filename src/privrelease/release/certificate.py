@@ -57,6 +57,7 @@ class Certificate:
     created_utc: str = field(default_factory=lambda: _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
     notes: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
+    schema_provenance: dict | None = None  # how the schema was made, e.g. a DP draft and its cost
 
     def to_dict(self) -> dict:
         return {k: _jsonable(v) for k, v in self.__dict__.items()}
@@ -149,9 +150,18 @@ def make_certificate(plan, n_out: int, out_columns: list, out_hash: str | None) 
         delta_source=plan.delta_source,
         output_sha256=out_hash,
         schema_sha256=hashlib.sha256(plan.schema.to_yaml().encode()).hexdigest(),
-        notes=notes,
+        notes=notes + _provenance_notes(plan.schema.provenance),
         extra=mech.certificate_extra(),
+        schema_provenance=plan.schema.provenance,
     )
+
+
+def _provenance_notes(provenance: dict | None) -> list:
+    """A note when the schema itself spent budget (a DP draft): that cost is not part of this release's."""
+    if not provenance or provenance.get("method") != "dp-draft":
+        return []
+    return [f"the schema was drafted from the data under differential privacy (epsilon={provenance.get('epsilon')}, "
+            f"delta={provenance.get('delta')}); that spend is separate from this release's and adds to it"]
 
 
 def make_diagnostics(plan, clip_counts: dict, input_hash: str | None) -> PrivateDiagnostics:

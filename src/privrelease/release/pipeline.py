@@ -20,8 +20,8 @@ import pandas as pd
 
 from ..engine import stream_stats
 from ..errors import InputDataError, ParameterError
-from ..io import file_sha256, iter_table_chunks, table_format
-from ..io.tables import count_rows
+from ..io import file_sha256, iter_table_chunks, table_format, warn_extra_columns
+from ..io.tables import count_rows, table_columns
 from ..mechanisms import RowAlignedMechanism
 from ..schema import Schema
 from .certificate import Certificate, ReleaseResult, diagnostics_path, make_certificate, make_diagnostics
@@ -75,7 +75,9 @@ def release(
         raise InputDataError(f"data must be a pandas DataFrame, got {type(data).__name__}")
     check_ledger_args(ledger, dataset_id, budget)
     plan = construct(schema, mechanism, epsilon, delta, rng, len(data), on_out_of_bounds, **params)
+    warn_extra_columns(data.columns, schema, "the input table")
     chunk = plan.record_map.encode(data)
+    warn_data(plan, len(data), chunk.clip_counts, class_counts(plan, chunk.X, chunk.y))
     mech = plan.mechanism
     m = n_draw(mech, n_synthetic, plan.n)
     with ledger_charge(ledger, dataset_id, budget, plan):
@@ -124,6 +126,31 @@ class Fitted:
     n: int
     clip_counts: dict
     X: np.ndarray | None = None
+    class_counts: np.ndarray | None = None  # records per label class (for the one-class warning)
+
+
+def class_counts(plan: Plan, X: np.ndarray, y: np.ndarray | None) -> np.ndarray | None:
+    """Records per level of the schema's label: from its one-hot block in X, or from class codes y."""
+    label = plan.schema.label
+    if label is None:
+        return None
+    block = plan.encoder.slices.get(label.name)
+    if block is not None:
+        return X[:, block].sum(axis=0)
+    lab = plan.label_encoder
+    if y is not None and lab is not None and lab.columns[0].name == label.name:
+        return np.bincount(np.asarray(y, dtype=np.int64), minlength=label.width)
+    return None
+
+
+def warn_data(plan: Plan, n: int, clip_counts: dict, label_counts) -> None:
+    """The data warnings of a release, once, from totals over the whole table: clipped columns
+    (named, with their counts) and a label holding a single class."""
+    from ..schema.encoding import warn_one_class
+
+    plan.encoder.warn_clipped(clip_counts, n)
+    if label_counts is not None:
+        warn_one_class(plan.schema.label, label_counts, n)
 
 
 def release_file(
@@ -161,6 +188,9 @@ def release_file(
     check_ledger_args(ledger, dataset_id, budget)
     fmt = table_format(out_path)
     n = count_rows(input_path, schema)  # the public n (also checks that the input can be read)
+    warn_extra_columns(table_columns(input_path), schema, str(input_path))
+    if hasattr(progress, "total"):  # a progress bar shows the share done and the time left
+        progress.total = n
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
     strategy = pick_strategy(plan.mechanism, engine)
     m = n_draw(plan.mechanism, n_synthetic, n)
@@ -172,6 +202,7 @@ def release_file(
             fitted = STRATEGIES[strategy](plan, source, engine, progress)
             if fitted.n != plan.n:
                 raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
+            warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
             frames = _output_frames(plan, fitted, source, m)
             n_out, cols = write_frames(frames, tx.temp("table"), fmt, str(out_path).lower().endswith(".gz"),
                                        progress)
@@ -217,11 +248,16 @@ def pick_strategy(mech, engine: str) -> str:
 
 
 def _fit_memory(plan: Plan, source: FileSource, engine, progress) -> Fitted:
-    frames = list(source.chunks())
+    frames, rows = [], 0
+    for df in source.chunks():
+        frames.append(df)
+        rows += len(df)
+        if progress:
+            progress("reading", rows)
     df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=plan.schema.names)
     chunk = plan.record_map.encode(df)
     plan.mechanism.fit(chunk.X, chunk.y)
-    return Fitted(len(df), chunk.clip_counts, chunk.X)
+    return Fitted(len(df), chunk.clip_counts, chunk.X, class_counts(plan, chunk.X, chunk.y))
 
 
 def _fit_statistics(plan: Plan, source: FileSource, engine, progress) -> Fitted:
@@ -233,26 +269,42 @@ def _fit_statistics(plan: Plan, source: FileSource, engine, progress) -> Fitted:
         stats = stream_stats(source.chunks(), plan.record_map,
                              progress=(lambda k: progress("statistics", k)) if progress else None)
     plan.mechanism.fit_stats(stats)
-    return Fitted(stats.n, stats.clip_counts)
+    return Fitted(stats.n, stats.clip_counts, class_counts=_stats_class_counts(plan, stats))
+
+
+def _stats_class_counts(plan: Plan, stats) -> np.ndarray | None:
+    """Which label classes occur, from merged statistics (per-class records, or the label block's sums)."""
+    label = plan.schema.label
+    if label is None:
+        return None
+    block = plan.encoder.slices.get(label.name)
+    if block is not None:
+        return np.asarray(stats.s1)[block]
+    if stats.classes:
+        return np.array([stats.classes[k].n if k in stats.classes else 0 for k in range(label.width)])
+    return None
 
 
 def _encoded_passes(plan: Plan, source: FileSource, progress, labels: bool):
     """A callable giving a fresh pass of encoded chunks (``(X, y)`` pairs, or X alone), and the
     (records, clip counts) of each completed pass."""
-    passes: list[tuple[int, dict]] = []
+    passes: list[tuple[int, dict, np.ndarray | None]] = []
 
     def make_chunks():
         counts: dict = {}
+        per_class = None
         offset = 0
         for df in source.chunks():
             chunk = plan.record_map.encode(df, offset)
             offset += len(df)
             for k, v in chunk.clip_counts.items():
                 counts[k] = counts.get(k, 0) + v
+            c = class_counts(plan, chunk.X, chunk.y)
+            per_class = c if per_class is None else (per_class + c if c is not None else per_class)
             if progress:
                 progress(f"pass {len(passes) + 1}", offset)
             yield (chunk.X, chunk.y) if labels else chunk.X
-        passes.append((offset, counts))
+        passes.append((offset, counts, per_class))
 
     return make_chunks, passes
 
@@ -260,13 +312,15 @@ def _encoded_passes(plan: Plan, source: FileSource, progress, labels: bool):
 def _fit_multi_pass(plan: Plan, source: FileSource, engine, progress) -> Fitted:
     make_chunks, passes = _encoded_passes(plan, source, progress, labels=True)
     plan.mechanism.fit_passes(make_chunks)
-    return Fitted(*passes[0])  # every pass re-counts the same clips: report the first
+    n, clips, per_class = passes[0]  # every pass re-counts the same clips: report the first
+    return Fitted(n, clips, class_counts=per_class)
 
 
 def _fit_stream(plan: Plan, source: FileSource, engine, progress) -> Fitted:
     make_chunks, passes = _encoded_passes(plan, source, progress, labels=False)
     plan.mechanism.fit_stream(make_chunks)
-    return Fitted(*passes[0])
+    n, clips, per_class = passes[0]
+    return Fitted(n, clips, class_counts=per_class)
 
 
 STRATEGIES = {"memory": _fit_memory, "statistics": _fit_statistics, "multi-pass": _fit_multi_pass,

@@ -11,17 +11,21 @@ otherwise be silently altered: missing values (unless the schema declares a
 missing level), unknown categories, non-numeric text in a numeric column, and -
 with ``on_out_of_bounds="error"`` - values outside the declared bounds. By
 default out-of-bounds values are clipped and counted; the counts go into the
-release certificate.
+release certificate and a :class:`~privrelease.errors.DataWarning` names each clipped
+column with its count (loudly when every value of a column was clipped, which means
+the declared bounds do not describe the column, e.g. dates read as nanoseconds).
+A label column holding a single class is warned about too.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InputDataError, SchemaError
+from ..errors import DataWarning, InputDataError, SchemaError, shorten, shorten_list
 from .schema import CategoricalColumn, NumericColumn, Schema
 
 OUT_OF_BOUNDS_POLICIES = ("clip", "error")
@@ -68,6 +72,7 @@ class Encoder:
             self.slices[c.name] = slice(start, start + c.width)
             start += c.width
         self.width = start
+        self.dtype_hints: dict[str, str] = {}  # column -> what its input dtype means for its bounds
         self.feature_names = []
         for c in self.columns:
             if c.kind == "numeric":
@@ -99,8 +104,14 @@ class Encoder:
         return [self.slices[c.name] for c in self.columns if c.kind == "categorical"]
 
     # ---- encode --------------------------------------------------------
-    def encode(self, df: pd.DataFrame, on_out_of_bounds: str = "clip", row_offset: int = 0) -> EncodedTable:
-        """Encode ``df`` (which must contain every schema column; extra columns are ignored)."""
+    def encode(self, df: pd.DataFrame, on_out_of_bounds: str = "clip", row_offset: int = 0,
+               warn: bool = True) -> EncodedTable:
+        """Encode ``df`` (which must contain every schema column; extra columns are ignored).
+
+        With ``warn=True`` clipped values and a one-class label are reported as
+        :class:`~privrelease.errors.DataWarning`; callers that encode a table in chunks pass
+        ``warn=False`` and call :meth:`warn_clipped` once with the totals.
+        """
         if on_out_of_bounds not in OUT_OF_BOUNDS_POLICIES:
             raise SchemaError(
                 f"on_out_of_bounds must be one of {OUT_OF_BOUNDS_POLICIES}, got {on_out_of_bounds!r}"
@@ -121,18 +132,39 @@ class Encoder:
                 X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset)[:, None]
             else:
                 X[:, self.slices[c.name]] = self._encode_categorical(c, s, row_offset)
+                if warn and c.role == "label":
+                    warn_one_class(c, X[:, self.slices[c.name]].sum(axis=0))
+        if warn:
+            self.warn_clipped(clip_counts, n)
         return EncodedTable(X=X, clip_counts=clip_counts)
+
+    def warn_clipped(self, clip_counts: dict, n_rows: int) -> None:
+        """One :class:`~privrelease.errors.DataWarning` per clipped column, naming it with its count."""
+        for c in self.columns:
+            k = int(clip_counts.get(c.name, 0))
+            if not k:
+                continue
+            hint = self.dtype_hints.get(c.name)
+            bounds = f"the declared bounds [{c.lower:g}, {c.upper:g}]"
+            if k >= n_rows:
+                msg = (f"EVERY value of column '{c.name}' ({k:,} of {n_rows:,}) was outside {bounds} and was "
+                       f"clipped: the bounds do not describe this column")
+            else:
+                msg = f"{k:,} of {n_rows:,} values of column '{c.name}' were outside {bounds} and were clipped"
+            warnings.warn(msg + (f" ({hint})" if hint else ""), DataWarning, stacklevel=3)
 
     def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int):
         if s.dtype == bool:
             raise InputDataError(f"column '{c.name}' is numeric in the schema but holds booleans")
+        if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
+            s = self._time_as_nanoseconds(c, s)
         v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
         bad_text = np.isnan(v) & s.notna().to_numpy()
         if bad_text.any():
             examples = sorted(map(str, s[bad_text].unique()))[:5]
             raise InputDataError(
                 f"column '{c.name}' is numeric in the schema but has {int(bad_text.sum())} non-numeric "
-                f"value(s), e.g. {examples}"
+                f"value(s), e.g. {shorten_list(examples)}"
             )
         nan = np.isnan(v)
         if nan.any():
@@ -156,6 +188,20 @@ class Encoder:
             raise InputDataError(f"column '{c.name}' has infinite values")
         return (v - c.lower) / (c.upper - c.lower)
 
+    def _time_as_nanoseconds(self, c: NumericColumn, s: pd.Series) -> pd.Series:
+        """Dates/times (or durations) as nanoseconds (since 1970-01-01), noting it for the clip warning."""
+        if pd.api.types.is_datetime64_any_dtype(s):
+            what, unit = "dates/times", "nanoseconds since 1970-01-01"
+            if getattr(s.dt, "tz", None) is not None:
+                s = s.dt.tz_convert("UTC").dt.tz_localize(None)
+            s = s.astype("datetime64[ns]")
+        else:
+            what, unit = "durations", "nanoseconds"
+            s = s.astype("timedelta64[ns]")
+        self.dtype_hints[c.name] = (f"the column holds {what}, read as {unit}; declare its bounds in "
+                                    f"those units or convert the column to numbers first")
+        return s.astype("int64").where(s.notna())
+
     def _encode_categorical(self, c: CategoricalColumn, s: pd.Series, row_offset: int):
         isna = s.isna().to_numpy()
         if isna.any():
@@ -169,12 +215,14 @@ class Encoder:
         vals = s.astype(str).str.strip().to_numpy() if s.dtype == object else _canonical_str(s)
         codes = pd.Index(list(c.categories)).get_indexer(vals)
         unknown = codes < 0
+        if unknown.any() and c.other is not None:  # undeclared values go to the declared 'other' level
+            codes[unknown] = c.categories.index(c.other)
+            unknown[:] = False
         if unknown.any():
             levels = sorted(set(vals[unknown].tolist()))
-            shown = levels[:10] + (["..."] if len(levels) > 10 else [])
             raise InputDataError(
                 f"column '{c.name}' has {int(unknown.sum())} value(s) in {len(levels)} categor"
-                f"{'y' if len(levels) == 1 else 'ies'} not declared in the schema: {shown}"
+                f"{'y' if len(levels) == 1 else 'ies'} not declared in the schema: {shorten_list(levels)}"
             )
         onehot = np.zeros((len(codes), c.width), dtype=np.float64)
         onehot[np.arange(len(codes)), codes] = 1.0
@@ -214,6 +262,18 @@ class Encoder:
 
     def onehot_to_codes(self, block: np.ndarray) -> np.ndarray:
         return np.argmax(block, axis=1)
+
+
+def warn_one_class(column: CategoricalColumn, class_counts, n_records: int | None = None) -> None:
+    """Warn when a label column's records all fall in one class (given the per-level counts)."""
+    counts = np.asarray(class_counts)
+    n = int(counts.sum()) if n_records is None else int(n_records)
+    if n >= 2 and np.count_nonzero(counts) == 1:
+        level = column.categories[int(np.flatnonzero(counts)[0])]
+        warnings.warn(
+            f"label column '{column.name}' holds a single class ({shorten(level)}) in all {n:,} "
+            f"records: a supervised mechanism cannot learn the other classes and the released labels carry "
+            f"no information", DataWarning, stacklevel=3)
 
 
 def _canonical_str(s: pd.Series) -> np.ndarray:

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from ..errors import NotPrivateWarning, SchemaError
+from ..errors import NotPrivateWarning, SchemaError, shorten, shorten_list
 
 ROLES = (None, "feature", "label", "target")
 
@@ -71,7 +71,9 @@ class CategoricalColumn:
     """A categorical column with its public list of levels.
 
     ``missing`` names the level that stands for a missing value (it must be one of
-    ``categories``); without it, a missing value is refused. ``taxonomy`` is an
+    ``categories``); without it, a missing value is refused. ``other`` names the level
+    that every value not among ``categories`` is mapped to (e.g. the rare levels a DP
+    draft did not select); without it, such a value is refused. ``taxonomy`` is an
     optional public generalisation tree (nested mappings ending in lists of
     levels), used by generalisation mechanisms such as DiffGen.
     """
@@ -81,6 +83,7 @@ class CategoricalColumn:
     role: str | None = None
     missing: str | None = None
     taxonomy: Any = None
+    other: str | None = None
     kind: str = field(default="categorical", init=False)
 
     def __post_init__(self):
@@ -92,10 +95,10 @@ class CategoricalColumn:
         dup = sorted({c for c in cats if cats.count(c) > 1})
         if dup:
             raise SchemaError(f"column '{self.name}': duplicated categories {dup}")
-        if self.missing is not None and str(self.missing) not in cats:
-            raise SchemaError(
-                f"column '{self.name}': missing level {self.missing!r} is not one of its categories"
-            )
+        for key in ("missing", "other"):
+            level = getattr(self, key)
+            if level is not None and str(level) not in cats:
+                raise SchemaError(f"column '{self.name}': {key} level {shorten(level)} is not one of its categories")
         if self.role not in ROLES or self.role == "target":
             raise SchemaError(
                 f"column '{self.name}': role of a categorical column must be 'feature' or 'label', got {self.role!r}"
@@ -111,6 +114,8 @@ class CategoricalColumn:
             d["role"] = self.role
         if self.missing is not None:
             d["missing"] = self.missing
+        if self.other is not None:
+            d["other"] = self.other
         if self.taxonomy is not None:
             d["taxonomy"] = self.taxonomy
         return d
@@ -120,9 +125,9 @@ Column = NumericColumn | CategoricalColumn
 
 _COLUMN_KEYS = {
     "numeric": {"type", "lower", "upper", "integer", "role"},
-    "categorical": {"type", "categories", "role", "missing", "taxonomy"},
+    "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
 }
-_TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description"}
+_TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance"}
 
 
 def _check_name(name):
@@ -141,6 +146,9 @@ class Schema:
     n_public : whether the number of records is public (bounded / replace-one
         neighbouring relation, the default of every mechanism here)
     row_norm_bound : optional public bound on the L2 norm of an encoded row
+    provenance : optional record of how the schema was made, e.g. a DP draft and its privacy
+        cost (:func:`privrelease.dp.draft.dp_draft_schema`); every release certificate using
+        the schema repeats it
     """
 
     columns: tuple[Column, ...]
@@ -149,6 +157,7 @@ class Schema:
     n_public: bool = True
     row_norm_bound: float | None = None
     description: str | None = None
+    provenance: dict | None = field(default=None, compare=False, hash=False)
 
     def __post_init__(self):
         cols = tuple(self.columns)
@@ -204,6 +213,7 @@ class Schema:
             n_public=bool(d.get("n_public", True)),
             row_norm_bound=d.get("row_norm_bound"),
             description=d.get("description"),
+            provenance=_provenance(d.get("provenance")),
         )
 
     @classmethod
@@ -231,11 +241,13 @@ class Schema:
             d["n_public"] = False
         if self.row_norm_bound is not None:
             d["row_norm_bound"] = self.row_norm_bound
+        if self.provenance is not None:
+            d["provenance"] = dict(self.provenance)
         d["columns"] = {c.name: c.to_dict() for c in self.columns}
         return d
 
     def to_yaml(self) -> str:
-        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=None, width=100)
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=None, width=100, allow_unicode=True)
 
     # ---- views --------------------------------------------------------
     @property
@@ -284,6 +296,7 @@ class Schema:
             na_values=self.na_values,
             n_public=self.n_public,
             row_norm_bound=self.row_norm_bound,
+            provenance=self.provenance,
         )
 
     def without(self, names: Iterable[str]) -> "Schema":
@@ -305,6 +318,12 @@ class Schema:
         if name not in self.names:
             raise SchemaError(f"the schema has no column '{name}'")
         return dataclasses.replace(self, columns=tuple(cols))
+
+
+def _provenance(value) -> dict | None:
+    if value is not None and not isinstance(value, Mapping):
+        raise SchemaError(f"'provenance' must be a mapping (how the schema was made), got {type(value).__name__}")
+    return None if value is None else dict(value)
 
 
 def _column_from_dict(name: str, spec: Any) -> Column:
@@ -340,6 +359,7 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         role=role,
         missing=spec.get("missing"),
         taxonomy=spec.get("taxonomy"),
+        other=spec.get("other"),
     )
 
 
@@ -353,6 +373,10 @@ def draft_schema(df, max_levels: int = 50, label: str | None = None) -> Schema:
     """
     import pandas as pd
 
+    from .encoding import warn_one_class
+
+    if label is not None and label not in df.columns:
+        raise SchemaError(f"label column '{label}' is not in the table; its columns: {shorten_list(df.columns)}")
     warnings.warn(
         "schema drafting read the data: the drafted bounds and categories are not private; "
         "review them and replace them by public knowledge before releasing",
@@ -366,6 +390,9 @@ def draft_schema(df, max_levels: int = 50, label: str | None = None) -> Schema:
         nonnull = s.dropna()
         numeric_share = num.notna().sum() / max(len(nonnull), 1)
         role = "label" if name == label else None
+        if role == "label" and nonnull.nunique() > max_levels:
+            raise SchemaError(f"label column '{label}' has {nonnull.nunique():,} distinct values; a label is "
+                              f"categorical with at most {max_levels} classes")
         if numeric_share > 0.99 and (nonnull.nunique() > max_levels or role is None and nonnull.nunique() > 10):
             lo, hi = float(num.min()), float(num.max())
             lo, hi = _nice_floor(lo), _nice_ceil(hi)
@@ -376,18 +403,35 @@ def draft_schema(df, max_levels: int = 50, label: str | None = None) -> Schema:
         else:
             levels = sorted(map(str, nonnull.unique()))
             cols.append(CategoricalColumn(name=str(name), categories=tuple(levels), role=role))
+            if role == "label":
+                warn_one_class(cols[-1], nonnull.astype(str).value_counts().reindex(levels).to_numpy())
     return Schema(columns=tuple(cols))
 
 
 def _nice_ceil(v: float) -> float:
+    """The smallest number >= v with one significant digit, as it is written (0.3, not 0.30000000000000004).
+
+    >>> _nice_ceil(0.27), _nice_ceil(0.3), _nice_ceil(1234.5), _nice_ceil(-0.27)
+    (0.3, 0.3, 2000.0, -0.2)
+    """
     if v <= 0:
         return -_nice_floor(-v)
-    mag = 10 ** math.floor(math.log10(v))
-    return float(math.ceil(v / mag) * mag)
+    exp = math.floor(math.log10(v))
+    return _one_digit(math.ceil(round(v / 10.0 ** exp, 9)), exp)
 
 
 def _nice_floor(v: float) -> float:
+    """The largest number <= v with one significant digit, as it is written.
+
+    >>> _nice_floor(0.37), _nice_floor(0.7), _nice_floor(17), _nice_floor(-0.27)
+    (0.3, 0.7, 10.0, -0.3)
+    """
     if v <= 0:
         return -_nice_ceil(-v) if v < 0 else 0.0
-    mag = 10 ** math.floor(math.log10(v))
-    return float(math.floor(v / mag) * mag)
+    exp = math.floor(math.log10(v))
+    return _one_digit(math.floor(round(v / 10.0 ** exp, 9)), exp)
+
+
+def _one_digit(digit: int, exp: int) -> float:
+    """``digit * 10**exp`` parsed from its decimal text, so it prints as written."""
+    return float(f"{digit}e{exp}")

@@ -1,0 +1,121 @@
+"""DP quantiles by the exponential mechanism over a public grid of candidates.
+
+Used to propose numeric bounds without reading them off the data
+(:func:`privrelease.dp.draft.dp_draft_schema`). The candidates are a public grid fixed
+before the data are seen: by default a wide grid of readable numbers (0 and
+``±m·10^k`` with two significant digits, ``m`` in 1.0, 1.1, ..., 9.9 and ``k`` from -3 to
+12), or an evenly spaced grid over a public range ``[lo, hi]`` given by the user.
+
+The default grid has 2,881 candidates, most of them far from any real column; when the
+budget per quantile is small (``epsilon_q n q`` not well above ``ln 2881 ~ 8``), the
+exponential mechanism's mass on those far candidates wins and the bound is useless. Give
+more epsilon, or a public ``--range lo,hi`` (a narrower grid), for small budgets.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import ParameterError
+from .selection import exponential_mechanism
+
+QUANTILE_SENSITIVITY = 1.0  # L-infinity sensitivity of the quantile utility (see dp_quantile)
+MANTISSAS = tuple(round(1 + 0.1 * i, 1) for i in range(90))  # 1.0, 1.1, ..., 9.9: two significant digits
+EXPONENTS = range(-3, 13)
+
+
+def default_grid() -> np.ndarray:
+    """The wide public grid: 0 and ``±m·10^k`` (two significant digits, 0.001 to 9.9e12), sorted.
+
+    >>> g = default_grid(); len(g), float(g[len(g) // 2]), float(g[-1]), 17.0 in g, 0.0023 in g
+    (2881, 0.0, 9900000000000.0, True, True)
+    """
+    pos = sorted({float(f"{m}e{k}") for k in EXPONENTS for m in MANTISSAS})
+    return np.array([-v for v in reversed(pos)] + [0.0] + pos)
+
+
+def range_grid(lo: float, hi: float, n_points: int = 1001) -> np.ndarray:
+    """``n_points`` evenly spaced public candidates on ``[lo, hi]``, rounded to readable decimals.
+
+    >>> range_grid(0, 1, 11).tolist()[:4]
+    [0.0, 0.1, 0.2, 0.3]
+    """
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ParameterError(f"a public range needs finite lo < hi, got [{lo}, {hi}]")
+    if int(n_points) < 2:
+        raise ParameterError(f"a grid needs at least 2 points, got {n_points}")
+    step = (hi - lo) / (int(n_points) - 1)
+    digits = max(0, 2 - math.floor(math.log10(step)))
+    return np.unique(np.round(np.linspace(lo, hi, int(n_points)), digits))
+
+
+def quantile_scores(values, q: float, grid) -> np.ndarray:
+    """The utility of every candidate of ``grid`` as the ``q``-quantile of ``values`` (see :func:`dp_quantile`)."""
+    if not (0.0 <= float(q) <= 1.0):
+        raise ParameterError(f"q must be in [0, 1], got {q}")
+    x = np.sort(np.asarray(values, dtype=np.float64))
+    grid = np.asarray(grid, dtype=np.float64)
+    if grid.ndim != 1 or grid.size == 0 or np.any(np.diff(grid) <= 0):
+        raise ParameterError("the candidate grid must be a non-empty increasing 1-d array")
+    below = np.searchsorted(x, grid, side="left")  # B(c) = #{x < c}
+    upto = np.searchsorted(x, grid, side="right")  # A(c) = #{x <= c}
+    target = float(q) * x.size
+    return -(np.maximum(target - upto, 0.0) + np.maximum(below - target, 0.0))
+
+
+def dp_quantile(values, q: float, epsilon: float, grid, source, size: int | None = None):
+    """An epsilon-DP estimate of the ``q``-quantile of ``values``: one candidate of the public ``grid``.
+
+    Parameters
+    ----------
+    values : 1-d array of finite numbers (the private column)
+    q : float in [0, 1]
+    epsilon : float > 0
+    grid : sorted 1-d array of public candidates (fixed before the data are seen)
+    source : privrelease.noise.RandomSource
+    size : None for one estimate (a float), or the number of independent estimates (an array)
+
+    Notes
+    -----
+    Utility of candidate ``c``: minus the distance from ``q n`` to the interval
+    ``[B(c), A(c)]`` with ``B(c) = #{x_i < c}`` and ``A(c) = #{x_i <= c}``, i.e. ``u(c) = 0``
+    when ``c`` is a q-quantile (ties included: with a point mass, e.g. most values 0, the
+    candidate at the mass scores 0 rather than tying with every candidate below the data).
+    Replacing one record changes each of ``B(c)`` and ``A(c)`` by at most 1 (the old value
+    leaves, the new one enters), the distance from a fixed point (``n`` is public under the
+    replace-one relation) to an interval is 1-Lipschitz in its endpoints, so the L-infinity
+    sensitivity of ``u`` is 1. The exponential mechanism
+    (:func:`~privrelease.dp.selection.exponential_mechanism`) with ``Delta_u = 1`` picks a
+    candidate with probability proportional to ``exp(epsilon u(c) / 2)``: epsilon-DP. The
+    grid is public, so which candidates exist reveals nothing. See docs/derivations.md.
+
+    >>> from privrelease.noise import make_source
+    >>> x = np.arange(1000.0)
+    >>> dp_quantile(x, 0.5, 10.0, range_grid(0, 1000, 101), make_source(0))
+    500.0
+    """
+    scores = quantile_scores(values, q, grid)
+    grid = np.asarray(grid, dtype=np.float64)
+    if size is not None:
+        scores = np.broadcast_to(scores, (int(size), scores.size))
+    idx = exponential_mechanism(scores, float(epsilon), QUANTILE_SENSITIVITY, source)
+    return grid[idx] if size is not None else float(grid[idx])
+
+
+def dp_bounds(values, epsilon: float, grid, source, quantiles=(0.01, 0.99)) -> tuple[float, float]:
+    """Lower and upper bounds as the DP ``quantiles`` of ``values``: epsilon-DP in total (epsilon/2 each).
+
+    When noise puts the lower bound at or above the upper one, the upper becomes the next
+    grid candidate (post-processing).
+    """
+    lo_q, hi_q = quantiles
+    lo = dp_quantile(values, lo_q, epsilon / 2, grid, source)
+    hi = dp_quantile(values, hi_q, epsilon / 2, grid, source)
+    if hi <= lo:
+        grid = np.asarray(grid, dtype=np.float64)
+        above = grid[grid > lo]
+        hi = float(above[0]) if above.size else lo + 1.0
+    return lo, hi

@@ -1,0 +1,126 @@
+"""What a user is told on the console about their data: clipped values, extra columns, one-class labels,
+unknown labels in a draft, and values too long to echo."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from cli_helpers import run_cli
+
+SCHEMA = {"columns": {
+    "age": {"type": "numeric", "lower": 0, "upper": 100, "integer": True},
+    "when": {"type": "numeric", "lower": 0, "upper": 1000},
+    "color": {"type": "categorical", "categories": ["red", "blue"]},
+    "label": {"type": "categorical", "categories": ["no", "yes"], "role": "label"},
+}}
+
+
+def _table(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"age": rng.integers(0, 101, n), "when": rng.uniform(0, 1000, n),
+                         "color": rng.choice(["red", "blue"], n), "label": rng.choice(["no", "yes"], n)})
+
+
+def _files(tmp_path, df, fmt="csv", schema=SCHEMA):
+    data = tmp_path / f"data.{fmt}"
+    df.to_csv(data, index=False) if fmt == "csv" else df.to_parquet(data, index=False)
+    s = tmp_path / "schema.yaml"
+    s.write_text(yaml.safe_dump(schema))
+    return data, s
+
+
+def _release(capsys, tmp_path, data, schema, mechanism="laplace"):
+    return run_cli(["release", str(data), "--schema", str(schema), "-m", mechanism, "-e", "1", "--seed", "0",
+                    "--out", str(tmp_path / "out.csv")], capsys)
+
+
+def _warnings(err):
+    return [line for line in err.splitlines() if line.startswith("warning: ")]
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "gauss-pca"])  # in memory / several streamed passes
+def test_clipped_values_are_named_with_their_count(tmp_path, capsys, mechanism):
+    """Pins the silent clipping: values outside the declared bounds were clipped without a word."""
+    df = _table()
+    df.loc[:4, "age"] = 150
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df), mechanism=mechanism)
+    assert code == 0, err
+    lines = [w for w in _warnings(err) if "'age'" in w]
+    assert lines == ["warning: 5 of 60 values of column 'age' were outside the declared bounds [0, 100] "
+                     "and were clipped"], err
+
+
+def test_every_value_clipped_is_loud_and_a_parquet_datetime_says_why(tmp_path, capsys):
+    """Pins the silent wholesale clipping of a datetime column read from Parquet."""
+    df = _table()
+    df["when"] = pd.date_range("2020-01-01", periods=len(df), freq="D")
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df, fmt="parquet"))
+    assert code == 0, err
+    (line,) = [w for w in _warnings(err) if "'when'" in w]
+    assert line.startswith("warning: EVERY value of column 'when' (60 of 60)")
+    assert "dates/times" in line and "nanoseconds since 1970-01-01" in line
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_extra_data_column_is_named(tmp_path, capsys, fmt):
+    """Pins the silent dropping of a data column the schema does not declare."""
+    df = _table().assign(ssn=lambda d: np.arange(len(d)))
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df, fmt=fmt))
+    assert code == 0, err
+    assert any("not declared in the schema" in w and "'ssn'" in w for w in _warnings(err)), err
+
+
+@pytest.mark.parametrize("mechanism", ["laplace", "jiang-lda"])
+def test_one_class_label_is_warned(tmp_path, capsys, mechanism):
+    """Pins the silent release of a label holding a single class (supervised mechanisms learn nothing)."""
+    df = _table().assign(label="yes")
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df), mechanism=mechanism)
+    assert code == 0, err
+    assert any("label column 'label' holds a single class ('yes') in all 60 records" in w
+               for w in _warnings(err)), err
+
+
+def test_clean_data_release_has_no_warning(tmp_path, capsys):
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, _table()))
+    assert code == 0 and _warnings(err) == [], err
+
+
+def test_schema_draft_unknown_label_is_an_error(tmp_path, capsys):
+    """Pins ``schema draft --label nosuch`` succeeding silently without any label."""
+    data, _ = _files(tmp_path, _table())
+    code, out, err = run_cli(["schema", "draft", str(data), "--label", "nosuch"], capsys)
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        "error: label column 'nosuch' is not in the table; its columns: ['age', 'when', 'color', 'label']"]
+
+
+def test_schema_draft_one_class_label_is_warned(tmp_path, capsys):
+    data, _ = _files(tmp_path, _table().assign(label="no"))
+    code, _, err = run_cli(["schema", "draft", str(data), "--label", "label"], capsys)
+    assert code == 0 and any("single class ('no')" in w for w in _warnings(err)), err
+
+
+def test_long_category_value_is_cut_in_the_error(tmp_path, capsys):
+    """Pins a 20,000-character unknown category echoed whole in the error message."""
+    df = _table()
+    df.loc[3, "color"] = "z" * 20_000
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df))
+    assert code == 2
+    (line,) = err.strip().splitlines()[-1:]
+    assert line.startswith("error: column 'color' has 1 value(s)") and "(20,000 characters)" in line
+    assert len(line) < 300
+
+
+def test_schema_draft_writes_readable_bounds_and_utf8_names(tmp_path, capsys):
+    """Pins drafted bounds like 0.30000000000000004 and names escaped as \\xE9 in the YAML."""
+    df = pd.DataFrame({"durée": np.linspace(0.01, 0.27, 40), "année": np.arange(1990, 2030),
+                       "ville": ["Zürich", "Genève"] * 20})
+    data = tmp_path / "d.csv"
+    df.to_csv(data, index=False)
+    code, out, err = run_cli(["schema", "draft", str(data)], capsys)
+    assert code == 0, err
+    assert "durée:" in out and "année:" in out and "Zürich" in out and "\\x" not in out
+    assert "0.30000000000000004" not in out
+    cols = yaml.safe_load(out)["columns"]
+    assert cols["durée"]["upper"] == 0.3 and cols["année"]["lower"] == 1000.0
