@@ -302,9 +302,9 @@ def markdown(result) -> str:
                                               " (still running or interrupted)")
              + f"; elapsed {c.get('elapsed_seconds', 0) / 60:.0f} min on {c['machine']} (shared machine: "
                "times are indicative; compare the ratios within a run).", "",
-             "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items())]
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items()) + "."]
     for peer, v in c.get("peer_versions", {}).items():
-        lines.append(f"; {peer}: " + ", ".join(f"{k} {x}" for k, x in v.items()))
+        lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."]
     lines.append("")
     for ds, e in result["datasets"].items():
         multi = e["label_levels"] > 2
