@@ -190,7 +190,12 @@ def main(argv=None):
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--max-rows", type=int, default=None, help="a quick look: at most this many train and test "
                                                                 "records (a fixed random subset)")
+    ap.add_argument("--markdown-from", type=Path, default=None,
+                    help="only rewrite --markdown from this results JSON (no release is run)")
     a = ap.parse_args(argv)
+    if a.markdown_from is not None:
+        a.markdown.write_text(markdown(json.loads(a.markdown_from.read_text())))
+        return
 
     from privrelease.evaluation.fidelity import evaluate, tstr
     from privrelease.experiments.mixed_bench import from_cells, to_cells
@@ -302,9 +307,9 @@ def markdown(result) -> str:
                                               " (still running or interrupted)")
              + f"; elapsed {c.get('elapsed_seconds', 0) / 60:.0f} min on {c['machine']} (shared machine: "
                "times are indicative; compare the ratios within a run).", "",
-             "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items())]
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items()) + "."]
     for peer, v in c.get("peer_versions", {}).items():
-        lines.append(f"; {peer}: " + ", ".join(f"{k} {x}" for k, x in v.items()))
+        lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."]
     lines.append("")
     for ds, e in result["datasets"].items():
         multi = e["label_levels"] > 2

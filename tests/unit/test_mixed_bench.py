@@ -1,4 +1,6 @@
-"""Pieces of the mixed-table benchmark that need no peer: public cells, decoding, the person-level loader, the report."""
+"""Pieces of the mixed-table benchmark: public cells, decoding, the person-level loader, the report (no peer needed); the peer helpers in their venvs (slow)."""
+
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -115,3 +117,33 @@ def test_report_marks_timeouts_and_wide_tables():
     assert "| aim | 0.750 ± 0.071 | 0.800 ± 0.071 |" in md
     assert "2/3 ok; seed 2: timeout at 600 s" in md
     assert "| mst | not run: wide |" in md and "(still running or interrupted)" in md
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("peer", ["mst", "privbayes"])
+def test_peer_releases_the_public_cells(tmp_path, peer):
+    """A peer run through its helper in its own venv returns codes inside the public domain, with the joint kept."""
+    import argparse
+    import os
+
+    bench = load_script("benchmarks/bench_mixed.py")
+    root = Path(os.environ.get("PRIVRELEASE_PEER_VENVS", "/work/peer-venvs"))
+    if not (root / bench.PEERS[peer][0] / "bin" / "python").exists():
+        pytest.skip(f"the {peer} venv is not under {root} (bench_mixed.py creates it on first use)")
+    schema = Schema.from_dict({"columns": {
+        "x": {"type": "numeric", "lower": 0, "upper": 1},
+        "c": {"type": "categorical", "categories": ["a", "b", "c", "never"]},
+        "y": {"type": "categorical", "categories": ["no", "yes"], "role": "label"}}})
+    rng = np.random.default_rng(0)
+    c = rng.choice(["a", "b", "c"], 4000)
+    df = pd.DataFrame({"x": rng.random(4000), "c": c, "y": np.where(c == "a", "yes", "no")})
+    args = argparse.Namespace(peer_venvs=root, epsilon=1.0, delta=1e-6, privbayes_degree=2, aim_timeout=600,
+                              privbayes_timeout=600, peer_timeout=600)
+    r = bench.run_peer(peer, to_cells(df, schema, 5), schema, 5, args, 0, tmp_path)
+    assert r["status"] == "ok", r
+    codes = r["codes"]
+    assert codes.shape == (4000, 3) and codes["x"].between(0, 4).all() and codes["c"].between(0, 3).all()
+    released = from_cells(codes, schema, 5, rng=0)
+    from privrelease.evaluation.fidelity import tvd_2way
+
+    assert tvd_2way(df, released, schema)[("c", "y")] < 0.1
