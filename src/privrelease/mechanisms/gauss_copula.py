@@ -1,0 +1,480 @@
+"""gauss-copula: DP one-way marginals on public cells, a Gaussian copula, and the gauss-pca mixture.
+
+``gauss-pca`` models the encoded matrix directly: numeric columns in [0, 1] by public
+bounds, categorical columns one-hot, decoded by clipping and argmax. Its released
+marginals are those of a Gaussian mixture: atoms (a value held by many records, such
+as 0 in a zero-inflated column, or 40 hours a week) are smeared, and argmax decoding
+inflates every majority level. This mechanism spends a share of the zCDP budget on
+DP one-way histograms over public cells, uses them to map every numeric column to
+normal scores before fitting :class:`~privrelease.mechanisms.gauss_pca.GaussPCA` (a
+Gaussian copula), and, after sampling, maps numeric columns back through the DP
+quantiles and assigns categorical levels so that their frequencies meet the DP
+marginals. Atoms are cells of their own, so they come back as exact values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, ClassVar, Iterable
+
+import numpy as np
+from scipy.special import ndtri
+
+from ..errors import InputDataError, ParameterError
+from ..schema.encoding import EncodedDomain
+from .base import R1_LABEL, SyntheticMechanism, register
+from .gauss_pca import DEFAULT_COMPONENTS, GaussPCA, _round_counts
+from .privacy import check_delta
+from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
+
+#: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
+DEFAULT_MARGINAL_SHARE = 0.25
+#: Equal-width interval cells of a numeric column not on a small integer grid.
+DEFAULT_BINS = 32
+#: An integer column with at most this many values gets one cell (an atom) per value.
+DEFAULT_MAX_INTEGER_CELLS = 128
+#: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture.
+LATENT_BOUND = 4.0
+
+
+def histogram_sensitivity(n_columns: int) -> float:
+    """L2 sensitivity of the one-way histograms of ``d`` columns stacked: ``sqrt(2 d)``.
+
+    Each record falls in exactly one cell of each column's histogram. Replacing it moves
+    at most two cells of each histogram, one down by 1 and one up by 1 (none when the
+    two records share the cell), so the stacked difference has at most ``2 d`` entries
+    of absolute value 1.
+    """
+    return math.sqrt(2.0 * int(n_columns))
+
+
+def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
+    """Euclidean projection of ``v`` onto ``{c >= 0, sum c = total}`` (post-processing)."""
+    v = np.asarray(v, dtype=np.float64)
+    if total <= 0:
+        return np.zeros_like(v)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    k = np.arange(1, v.size + 1)
+    r = int(np.nonzero(u - css / k > 0)[0][-1])
+    theta = css[r] / (r + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+class NumericCells:
+    """Public cells of one encoded numeric column (values in [0, 1]).
+
+    ``steps > 0`` and ``steps + 1 <= max_cells``: the column is an integer grid with
+    ``steps`` steps between its bounds; every grid value is an atom (``steps + 1`` cells).
+    Otherwise: an atom at each bound (0 and 1: the lower and upper public bounds, where
+    zero-inflated and top-coded values sit) and ``bins`` equal-width open intervals between.
+    """
+
+    def __init__(self, steps: int, bins: int, max_cells: int):
+        self.steps = int(steps)
+        self.grid = 0 < self.steps and self.steps + 1 <= int(max_cells)
+        self.bins = int(bins)
+        if self.grid:
+            self.n_cells = self.steps + 1
+            self.atom = np.ones(self.n_cells, dtype=bool)
+            self.lo = np.arange(self.n_cells) / self.steps
+            self.hi = self.lo.copy()
+        else:
+            self.n_cells = self.bins + 2
+            self.atom = np.zeros(self.n_cells, dtype=bool)
+            self.atom[[0, -1]] = True
+            edges = np.linspace(0.0, 1.0, self.bins + 1)
+            self.lo = np.concatenate([[0.0], edges[:-1], [1.0]])
+            self.hi = np.concatenate([[0.0], edges[1:], [1.0]])
+        # an integer column off the grid: a value equals a bound when within half a step of it
+        self.tol = 0.5 / self.steps if self.steps > 0 else 1e-12
+
+    def index(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        if self.grid:
+            return np.clip(np.rint(x * self.steps), 0, self.steps).astype(np.int64)
+        k = 1 + np.minimum(np.floor(x * self.bins), self.bins - 1).astype(np.int64)
+        k[x < self.tol] = 0
+        k[x > 1.0 - self.tol] = self.n_cells - 1
+        return k
+
+    def position(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Where x sits inside its cell, in [0, 1] (atoms: undefined, returns 0)."""
+        w = self.hi[k] - self.lo[k]
+        return np.where(w > 0, np.clip((x - self.lo[k]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 0.0)
+
+
+@register
+class GaussCopula(SyntheticMechanism):
+    """Gaussian copula over DP one-way marginals, with the gauss-pca mixture as its dependence model.
+
+    Parameters
+    ----------
+    epsilon : float in (0, inf]
+    delta : float in (0, 1), default 1e-5
+    marginal_share : float in (0, 1), default 0.25
+        Share of the total zCDP rho spent on the one-way histograms; the rest goes to
+        the mixture (:class:`GaussPCA`, with its own default split of that rest).
+    bins : int >= 1, default 32
+        Equal-width interval cells of a numeric column that is not a small integer grid.
+    integer_steps : sequence of int or None
+        For each numeric column of the domain (in order), ``upper - lower`` when it is an
+        integer column, 0 otherwise (public, from the schema; the release passes it).
+        None: every numeric column is continuous.
+    max_integer_cells : int >= 2, default 128
+        Integer columns with at most this many values get an atom per value.
+    n_components : int or None
+        The mixture's dimension P (None: ``min(20, p)``).
+    n_classes : int or None
+        Number of label levels (public; the release passes it from the schema).
+    accounting : "auto", "gaussian" or "zcdp" (as for gauss-pca)
+    domain : EncodedDomain or None
+    rng : None, int, numpy Generator (or a privrelease RandomSource)
+
+    Attributes
+    ----------
+    cells_ : list of :class:`NumericCells`, one per numeric column
+    marginals_ : list of arrays, the post-processed DP cell/level frequencies of every
+        numeric column, then every categorical block, then the label (when labelled)
+    mixture_ : the fitted :class:`GaussPCA` on the latent matrix
+    rho_, rho_split_, privacy_cost_, sensitivities_, noise_scales_, budget_split_
+
+    Notes
+    -----
+    Guarantee: ``(epsilon, delta)``-DP under R1 with the label inside the record (one
+    record, label included, replaced; n public). Budget: the total zCDP ``rho`` is
+    calibrated from ``(epsilon, delta)`` exactly as for gauss-pca
+    (:func:`~privrelease.mechanisms.zcdp.calibrate_rho`). The mixture is given the
+    epsilon at which ``(1 - marginal_share) rho`` is ``(epsilon_m, delta)``-DP; its own
+    calibration of that epsilon returns ``rho_mix`` (at most the target, by
+    construction of the inversion), and the histograms get exactly
+    ``rho_hist = rho - rho_mix``. Gaussian mechanisms compose in zCDP by adding their
+    rho, and the mixture uses only released quantities besides its own Gaussian queries
+    (adaptive composition), so the whole release is ``rho``-zCDP and, in the tight
+    Gaussian mode, has the profile of one Gaussian mechanism with that rho, hence
+    ``(epsilon, delta)``-DP.
+
+    1. One-way histograms (pass 1). Cells are public: numeric columns on their integer
+       grid (an atom per value) when small, else an atom at each public bound plus
+       ``bins`` equal-width intervals; categorical columns at their levels; the label at
+       its levels. Every record is in exactly one cell of each of the ``d`` histograms
+       (``d`` = numeric columns + categorical columns + 1 with a label). Replacing one
+       record changes each histogram in at most two cells by 1 each, so the stacked
+       count vector has L2 sensitivity ``sqrt(2 d)`` (:func:`histogram_sensitivity`).
+       Gaussian noise with ``sigma = sqrt(2 d) / sqrt(2 rho_hist)``. Post-processing:
+       each noisy histogram is projected onto the counts summing to the public n
+       (:func:`project_to_simplex`).
+    2. Copula transform (post-processing of the released marginals, applied to each
+       record alone). A numeric value in cell k of released left mass ``F_k`` and mass
+       ``m_k`` goes to ``u = F_k + a m_k``, with ``a`` its relative position inside an
+       interval cell, or uniform on [0, 1) inside an atom (jitter from a seed drawn once,
+       so that every pass sees the same latent row); ``z = Phi^{-1}(u)`` clipped to
+       ``[-L, L]`` and scaled to [0, 1]. Categorical blocks are kept one-hot. The
+       transformed rows lie in the same encoded domain (numeric coordinates in [0, 1],
+       one-hot blocks), and each depends on its own record only.
+    3. Mixture: :class:`GaussPCA` fitted on the transformed rows with its own passes,
+       its own sensitivities (derived in its docstring for rows of this domain) and
+       ``rho_mix``.
+    4. Sampling (post-processing): records drawn from the mixture; every numeric column
+       is rank-matched to the released marginal (the i-th smallest latent value of m
+       draws takes the released quantile at ``(i + U) / m``; an atom's quantile is its
+       value, an interval's is linear inside it); every categorical column gets level
+       counts from the released frequencies (largest remainders) and levels are
+       assigned greedily by the sampled one-hot scores, highest first, until each level's
+       quota is full.
+
+    Passes: one for the histograms, then those of GaussPCA (two, three with labels).
+    Memory ``O(sum of cells + C p^2)``, independent of n.
+    """
+
+    name: ClassVar[str] = "gauss-copula"
+    guarantee: ClassVar[str] = "(epsilon,delta)-DP"
+    relation: ClassVar[str] = R1_LABEL
+    summary: ClassVar[str] = ("Gaussian copula: DP one-way marginals on public cells (atoms kept), gauss-pca mixture "
+                              "on normal scores, quantile and quota decoding; zCDP accounting")
+    supervised: ClassVar[bool] = False
+    uses_label: ClassVar[bool] = True
+    uses_delta: ClassVar[bool] = True
+    multi_pass: ClassVar[bool] = True
+    samples_in_chunks: ClassVar[bool] = True
+
+    def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, bins=DEFAULT_BINS,
+                 integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, n_components=None,
+                 n_classes=None, accounting="auto", domain=None, rng=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.marginal_share = marginal_share
+        self.bins = bins
+        self.integer_steps = integer_steps
+        self.max_integer_cells = max_integer_cells
+        self.n_components = n_components
+        self.n_classes = n_classes
+        self.accounting = accounting
+        self.domain = domain
+        self.rng = rng
+
+    @classmethod
+    def schema_params(cls, encoder, label_encoder) -> dict:
+        """Public facts from the schema: label levels and each numeric column's integer steps."""
+        steps = []
+        for c in encoder.columns:
+            if c.kind == "numeric":
+                span = float(c.upper) - float(c.lower)
+                steps.append(int(round(span)) if c.integer and span == round(span) else 0)
+        out = {"integer_steps": tuple(steps)}
+        if label_encoder is not None and label_encoder.columns[0].kind == "categorical":
+            out["n_classes"] = len(label_encoder.columns[0].categories)
+        return out
+
+    # ---- validation --------------------------------------------------------------------
+    def _setup(self, p: int):
+        eps, _, _, dom = self._check_common(None, p=p)
+        delta = check_delta(self.delta)
+        if not math.isinf(eps) and delta <= 0:
+            raise ParameterError("gauss-copula needs delta > 0 (an (epsilon, delta)-DP mechanism)")
+        self._check_fraction(self.marginal_share, "marginal_share")
+        self._check_int(self.bins, "bins", 1)
+        self._check_int(self.max_integer_cells, "max_integer_cells", 2)
+        if self.accounting not in ("auto", "gaussian", "zcdp"):
+            raise ParameterError(f"accounting must be 'auto', 'gaussian' or 'zcdp', got {self.accounting!r}")
+        p1 = dom.p1
+        steps = self.integer_steps
+        if steps is None:
+            steps = (0,) * p1
+        try:
+            steps = tuple(int(s) for s in steps)
+        except (TypeError, ValueError):
+            raise ParameterError(f"integer_steps must be a sequence of integers, got {self.integer_steps!r}") from None
+        if len(steps) != p1 or any(s < 0 for s in steps):
+            raise ParameterError(f"integer_steps must give one integer >= 0 per numeric column ({p1}), got {steps}")
+        self.domain_ = dom
+        self.cells_ = [NumericCells(s, self.bins, self.max_integer_cells) for s in steps]
+        return eps, delta
+
+    def _calibrate(self, eps: float, delta: float):
+        mode = self.accounting
+        if mode == "auto":
+            mode = "zcdp" if self.source_.secure else "gaussian"
+        self.accounting_mode_ = mode
+        if math.isinf(eps):
+            self.rho_ = math.inf
+            self.rho_split_ = {"marginals": math.inf, "mixture": math.inf}
+            return math.inf
+        rho = calibrate_rho(eps, delta, mode, 0.0)
+        target = (1.0 - float(self.marginal_share)) * rho
+        eps_mix = epsilon_for(target * (1.0 - 1e-6), delta, mode)
+        rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)  # the mixture's own calibration of eps_mix
+        rho_hist = rho - rho_mix
+        if not (rho_hist > 0 and rho_mix > 0):
+            raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
+        self.rho_ = rho
+        self.rho_split_ = {"marginals": rho_hist, "mixture": rho_mix}
+        return eps_mix
+
+    # ---- pass 1: histograms ----------------------------------------------------------------
+    def _count(self, X, counts):
+        dom = self.domain_
+        for j, (col, cells) in enumerate(zip(dom.numeric, self.cells_)):
+            counts[j] += np.bincount(cells.index(X[:, col]), minlength=cells.n_cells)
+        off = len(self.cells_)
+        for b, (a, e) in enumerate(dom.blocks):
+            counts[off + b] += np.bincount(np.argmax(X[:, a:e], axis=1), minlength=e - a)
+
+    def _release_marginals(self, counts, n):
+        d = len(counts)
+        flat = np.concatenate(counts).astype(np.float64)
+        sens = histogram_sensitivity(d)
+        nm = gaussian_noise_multiplier(self.rho_split_["marginals"])
+        noisy, std = self.source_.add_gaussian(flat, sens, nm, flat.size)
+        self.sensitivities_ = {"marginals_l2": sens}
+        self.noise_scales_ = {"marginals_std": float(std)}
+        out, start = [], 0
+        for c in counts:
+            out.append(project_to_simplex(noisy[start:start + c.size], float(n)) / n)
+            start += c.size
+        self.marginals_ = out
+        self._cdf = [np.concatenate([[0.0], np.cumsum(m)]) for m in out[:len(self.cells_)]]
+        self._nonempty = [np.maximum.accumulate(np.where(m > 0, np.arange(m.size), 0)) for m in out[:len(self.cells_)]]
+
+    # ---- copula transform -----------------------------------------------------------------
+    def _latent(self, X, chunk_index: int):
+        Z = np.array(X, dtype=np.float64, copy=True)
+        gen = np.random.default_rng([self._jitter_seed, int(chunk_index)])
+        for j, (col, cells) in enumerate(zip(self.domain_.numeric, self.cells_)):
+            x = X[:, col]
+            k = cells.index(x)
+            a = np.where(cells.atom[k], gen.random(x.size), cells.position(x, k))
+            F, m = self._cdf[j][k], self.marginals_[j][k]
+            u = np.clip(F + a * m, 1e-12, 1.0 - 1e-12)
+            z = np.clip(ndtri(u), -LATENT_BOUND, LATENT_BOUND)
+            Z[:, col] = (z + LATENT_BOUND) / (2.0 * LATENT_BOUND)
+        return Z
+
+    def _check_chunk(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.domain_.p or not np.all(np.isfinite(X)):
+            raise InputDataError(f"X must be a finite 2-d encoded matrix with {self.domain_.p} columns")
+        if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+            raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+        return X
+
+    # ---- fitting ------------------------------------------------------------------------------
+    def fit(self, X, y=None):
+        """Fit on an encoded matrix (all passes in memory)."""
+        _, X, y, _ = self._check_common(X, y)
+        if y is not None and len(y) != X.shape[0]:
+            raise InputDataError("X and y have different numbers of records")
+        return self.fit_passes(lambda: iter([(X, y)]))
+
+    def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
+        """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call.
+
+        Pass 1 counts the public cells (mergeable histograms); the DP marginals are
+        released; GaussPCA then makes its own passes over the copula-transformed chunks.
+        """
+        p = self.domain.p if isinstance(self.domain, EncodedDomain) else None
+        if p is None:  # no declared domain: read the width from the first chunk
+            for X, _ in make_chunks():
+                p = np.asarray(X).shape[1]
+                break
+            if p is None:
+                raise InputDataError("the input has no records")
+        eps, delta = self._setup(p)
+        eps_mix = self._calibrate(eps, delta)
+        self.notes_ = []
+        dom = self.domain_
+        counts = [np.zeros(c.n_cells) for c in self.cells_] + [np.zeros(b - a) for a, b in dom.blocks]
+        n, labelled, ymax = 0, False, -1
+        label_counts = None
+        for X, y in make_chunks():
+            X = self._check_chunk(X)
+            n += X.shape[0]
+            if y is not None:
+                y = np.asarray(y, dtype=np.int64)
+                if y.shape[0] != X.shape[0]:
+                    raise InputDataError("X and y have different numbers of records")
+                if y.size and y.min() < 0:
+                    raise InputDataError("labels must be class codes >= 0")
+                labelled = True
+                ymax = max(ymax, int(y.max()) if y.size else -1)
+                C = int(self.n_classes) if self.n_classes is not None else None
+                if C is not None and ymax >= C:
+                    raise InputDataError(f"a label code {ymax} is outside the declared {C} classes")
+                if label_counts is None:
+                    label_counts = {}
+                for c, k in zip(*np.unique(y, return_counts=True)):
+                    label_counts[int(c)] = label_counts.get(int(c), 0) + int(k)
+            self._count(X, counts)
+        if n == 0:
+            raise InputDataError("the input has no records")
+        self.n_ = n
+        self.labelled_ = labelled
+        if labelled:
+            if self.n_classes is not None:
+                C = self._check_int(self.n_classes, "n_classes", 1)
+            else:
+                C = ymax + 1
+                self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
+                                   "(not private)")
+            lc = np.zeros(C)
+            for c, k in (label_counts or {}).items():
+                lc[c] = k
+            counts.append(lc)
+        self._release_marginals(counts, n)
+        self._jitter_seed = int(self.source_.generator.integers(2**63))
+        mix = GaussPCA(eps_mix, delta, n_components=self.n_components, n_classes=self.n_classes,
+                       accounting=self.accounting_mode_, domain=dom, rng=self.source_)
+
+        def latent_chunks():
+            for i, (X, y) in enumerate(make_chunks()):
+                yield self._latent(self._check_chunk(X), i), y
+
+        mix.fit_passes(latent_chunks)
+        if math.isfinite(self.rho_) and mix.rho_ > self.rho_split_["mixture"] * (1 + 1e-9):
+            raise ParameterError("internal accounting mismatch: the mixture spent more than its share")
+        self.mixture_ = mix
+        self.n_components_ = mix.n_components_
+        self.n_classes_ = mix.n_classes_
+        self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
+        self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
+        self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
+                              **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
+        self.passes_ = 1 + int(mix.passes_)
+        self._set_cost(float(eps), float(delta) if math.isfinite(eps) else 0.0,
+                       self.rho_ if math.isfinite(self.rho_) else None)
+        return self
+
+    # ---- sampling -----------------------------------------------------------------------------
+    def sample(self, n: int):
+        """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
+        n = self._check_int(n, "n", 1)
+        Z, y = self.mixture_.sample(n)
+        gen = self.source_.generator
+        dom = self.domain_
+        X = np.zeros_like(Z)
+        for j, (col, cells) in enumerate(zip(dom.numeric, self.cells_)):
+            order = np.argsort(Z[:, col] + 1e-12 * gen.standard_normal(n), kind="stable")
+            u = np.empty(n)
+            u[order] = (np.arange(n) + gen.random(n)) / n
+            X[:, col] = self._quantile(j, u)
+        off = len(self.cells_)
+        for b, (a, e) in enumerate(dom.blocks):
+            codes = quota_assign(Z[:, a:e], self.marginals_[off + b], gen)
+            X[np.arange(n), a + codes] = 1.0
+        return X, y
+
+    def _quantile(self, j: int, u: np.ndarray) -> np.ndarray:
+        cells, F, m = self.cells_[j], self._cdf[j], self.marginals_[j]
+        # u in [F_k, F_{k+1}) lies in cell k; side="right" skips empty cells (F_k = F_{k+1})
+        k = np.clip(np.searchsorted(F, u, side="right") - 1, 0, cells.n_cells - 1)
+        k = self._nonempty[j][k]  # trailing empty cells (rounding at u -> 1): the last non-empty one
+        frac = np.clip((u - F[k]) / np.where(m[k] > 0, m[k], 1.0), 0.0, 1.0)
+        return np.clip(cells.lo[k] + frac * (cells.hi[k] - cells.lo[k]), 0.0, 1.0)
+
+    def certificate_extra(self) -> dict:
+        d = {
+            "rho_zcdp": self.rho_,
+            "rho_split": dict(self.rho_split_),
+            "accounting": self.accounting_mode_,
+            "marginal_cells": [int(c.n_cells) for c in self.cells_],
+            "marginals": "DP one-way histograms on public cells (Gaussian mechanism, L2 sensitivity sqrt(2 d))",
+            "n_components": int(self.n_components_),
+            "mixture": {k: v for k, v in self.mixture_.certificate_extra().items()
+                        if k in ("rho_zcdp", "rho_split", "clip_radius", "basis", "passes")},
+            "passes": int(self.passes_),
+            "n_treated_as_public": True,
+        }
+        if math.isfinite(self.rho_):
+            d["epsilon_check_dp_accounting"] = epsilon_for(self.rho_split_["marginals"] + self.mixture_.rho_,
+                                                           float(self.delta), self.accounting_mode_)
+            d["epsilon_target"] = float(self.epsilon)
+            d["delta"] = float(self.delta)
+        return d
+
+
+def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Levels for the rows of ``scores`` (n x k) whose counts meet the quotas ``round(n * freqs)``.
+
+    Rounds of proposals: every unassigned row proposes its highest-scoring level among
+    those with room left; a level with more proposals than room keeps the highest
+    scores and is then full. Each round fills a level or places every proposer, so at
+    most k + 1 rounds; every row gets a level because the quotas sum to n.
+    """
+    n, k = scores.shape
+    f = np.asarray(freqs, dtype=np.float64)
+    left = _round_counts(f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k), n)
+    s = np.asarray(scores, dtype=np.float64) + 1e-9 * gen.random(scores.shape)  # random tie-breaks
+    out = np.full(n, -1, dtype=np.int64)
+    free = np.arange(n)
+    while free.size:
+        open_ = left > 0
+        masked = np.where(open_[None, :], s[free], -np.inf)
+        best = np.argmax(masked, axis=1)
+        for lv in np.unique(best):
+            rows = free[best == lv]
+            if rows.size > left[lv]:
+                rows = rows[np.argsort(-s[rows, lv], kind="stable")[:left[lv]]]
+            out[rows] = lv
+            left[lv] -= rows.size
+        free = free[out[free] < 0]
+    return out
