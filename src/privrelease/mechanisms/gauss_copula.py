@@ -15,6 +15,7 @@ marginals. Atoms are cells of their own, so they come back as exact values.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Callable, ClassVar, Iterable
 
 import numpy as np
@@ -59,6 +60,21 @@ def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
     r = int(np.nonzero(u - css / k > 0)[0][-1])
     theta = css[r] / (r + 1.0)
     return np.maximum(v - theta, 0.0)
+
+
+@lru_cache(maxsize=256)
+def split_budget(epsilon: float, delta: float, mode: str, share: float) -> tuple[float, float, float, float]:
+    """``(rho, rho_hist, rho_mix, eps_mix)``: the total zCDP rho of ``(epsilon, delta)``, the
+    histograms' part, the mixture's part and the epsilon the mixture is given.
+
+    The mixture calibrates ``eps_mix`` itself (:func:`calibrate_rho`, the same function), so
+    ``rho_mix`` is what it will spend; ``eps_mix`` is taken where ``(1 - share) rho`` (a hair
+    less) is ``(eps_mix, delta)``-DP, and the histograms get exactly ``rho - rho_mix``.
+    """
+    rho = calibrate_rho(epsilon, delta, mode, 0.0)
+    eps_mix = epsilon_for((1.0 - share) * rho * (1.0 - 1e-6), delta, mode)
+    rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)
+    return rho, rho - rho_mix, rho_mix, eps_mix
 
 
 class NumericCells:
@@ -260,11 +276,7 @@ class GaussCopula(SyntheticMechanism):
             self.rho_ = math.inf
             self.rho_split_ = {"marginals": math.inf, "mixture": math.inf}
             return math.inf
-        rho = calibrate_rho(eps, delta, mode, 0.0)
-        target = (1.0 - float(self.marginal_share)) * rho
-        eps_mix = epsilon_for(target * (1.0 - 1e-6), delta, mode)
-        rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)  # the mixture's own calibration of eps_mix
-        rho_hist = rho - rho_mix
+        rho, rho_hist, rho_mix, eps_mix = split_budget(eps, delta, mode, float(self.marginal_share))
         if not (rho_hist > 0 and rho_mix > 0):
             raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
         self.rho_ = rho
@@ -326,11 +338,10 @@ class GaussCopula(SyntheticMechanism):
             raise InputDataError("X and y have different numbers of records")
         return self.fit_passes(lambda: iter([(X, y)]))
 
-    def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
-        """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call.
+    def fit_marginals(self, make_chunks) -> float:
+        """Pass 1: count every column's public cells and release the DP one-way marginals.
 
-        Pass 1 counts the public cells (mergeable histograms); the DP marginals are
-        released; GaussPCA then makes its own passes over the copula-transformed chunks.
+        Returns the epsilon handed to the mixture (see the Notes on the budget).
         """
         p = self.domain.p if isinstance(self.domain, EncodedDomain) else None
         if p is None:  # no declared domain: read the width from the first chunk
@@ -345,7 +356,8 @@ class GaussCopula(SyntheticMechanism):
         dom = self.domain_
         counts = [np.zeros(c.n_cells) for c in self.cells_] + [np.zeros(b - a) for a, b in dom.blocks]
         n, labelled, ymax = 0, False, -1
-        label_counts = None
+        label_counts: dict[int, int] = {}
+        C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
         for X, y in make_chunks():
             X = self._check_chunk(X)
             n += X.shape[0]
@@ -357,11 +369,8 @@ class GaussCopula(SyntheticMechanism):
                     raise InputDataError("labels must be class codes >= 0")
                 labelled = True
                 ymax = max(ymax, int(y.max()) if y.size else -1)
-                C = int(self.n_classes) if self.n_classes is not None else None
                 if C is not None and ymax >= C:
                     raise InputDataError(f"a label code {ymax} is outside the declared {C} classes")
-                if label_counts is None:
-                    label_counts = {}
                 for c, k in zip(*np.unique(y, return_counts=True)):
                     label_counts[int(c)] = label_counts.get(int(c), 0) + int(k)
             self._count(X, counts)
@@ -370,17 +379,27 @@ class GaussCopula(SyntheticMechanism):
         self.n_ = n
         self.labelled_ = labelled
         if labelled:
-            if self.n_classes is not None:
-                C = self._check_int(self.n_classes, "n_classes", 1)
-            else:
+            if C is None:
                 C = ymax + 1
                 self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
                                    "(not private)")
             lc = np.zeros(C)
-            for c, k in (label_counts or {}).items():
+            for c, k in label_counts.items():
                 lc[c] = k
             counts.append(lc)
         self._release_marginals(counts, n)
+        return eps_mix
+
+    def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
+        """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call.
+
+        Pass 1 (:meth:`fit_marginals`) counts the public cells (mergeable histograms) and
+        releases the DP marginals; GaussPCA then makes its own passes over the
+        copula-transformed chunks.
+        """
+        eps_mix = self.fit_marginals(make_chunks)
+        eps, delta = float(self.epsilon), float(self.delta)
+        dom = self.domain_
         self._jitter_seed = int(self.source_.generator.integers(2**63))
         mix = GaussPCA(eps_mix, delta, n_components=self.n_components, n_classes=self.n_classes,
                        accounting=self.accounting_mode_, domain=dom, rng=self.source_)
