@@ -24,7 +24,7 @@ from privrelease.experiments import mixed_tables as mt
 OUT = Path(__file__).resolve().parent / "results"
 TUNE_SETS = ("census_kdd", "gas_drift", "musk2")
 REPORT_SETS = ("adult", "diabetes130", "hapt")
-GRID = {"marginal_share": (0.1, 0.25, 0.4), "n_components": (None, 40)}
+GRID = {"by_label": (True, False), "marginal_share": (0.15, 0.3)}
 
 
 def _runs(name, data, mechanism, seeds, **params):

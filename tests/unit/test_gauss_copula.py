@@ -39,23 +39,21 @@ def test_histogram_sensitivity_is_sqrt_2d():
 
 
 def test_histogram_sensitivity_attained_by_a_replacement():
-    """Replacing one record moves exactly two cells per column when every column changes cell."""
+    """Replacing one record (its class too) moves two cells per column: the norm is sqrt(2 d)."""
     df, schema = _mixed(50)
-    m = GaussCopula(math.inf, domain=Encoder(schema, [c for c in schema.names if c != "label"]).domain,
-                    **GaussCopula.schema_params(Encoder(schema, [c for c in schema.names if c != "label"]),
-                                                Encoder(schema, ["label"])))
     enc = Encoder(schema, [c for c in schema.names if c != "label"])
+    m = GaussCopula(math.inf, domain=enc.domain, **GaussCopula.schema_params(enc, Encoder(schema, ["label"])))
     m._setup(enc.width)
     a = enc.encode(pd.DataFrame([{"gain": 0, "hours": 40, "cont": 0.1, "cat": "a", "sex": "f"}])).X
     b = enc.encode(pd.DataFrame([{"gain": 5000, "hours": 41, "cont": 0.9, "cat": "b", "sex": "m"}])).X
 
-    def counts(X):
-        c = [np.zeros(k.n_cells) for k in m.cells_] + [np.zeros(e - s) for s, e in m.domain_.blocks]
-        m._count(X, c)
-        return np.concatenate(c)
+    def counts(X, label):
+        c = [np.zeros((2, k.n_cells)) for k in m.cells_] + [np.zeros((2, e - s)) for s, e in m.domain_.blocks]
+        m._count(X, np.array([label]), c)
+        return np.concatenate([h.ravel() for h in c])
 
-    diff = counts(a) - counts(b)
-    assert np.linalg.norm(diff) == pytest.approx(histogram_sensitivity(5))
+    for la, lb in ((0, 0), (0, 1)):
+        assert np.linalg.norm(counts(a, la) - counts(b, lb)) == pytest.approx(histogram_sensitivity(5))
 
 
 def test_project_to_simplex():

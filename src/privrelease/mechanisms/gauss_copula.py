@@ -139,6 +139,11 @@ class GaussCopula(SyntheticMechanism):
         None: every numeric column is continuous.
     max_integer_cells : int >= 2, default 128
         Integer columns with at most this many values get an atom per value.
+    by_label : bool, default True
+        With a label: every feature histogram is taken per class (the joint histogram of
+        the label and the column), so that each column's relation to the label is measured
+        directly; the copula maps each record through its class's marginal, and samples are
+        rank-matched and quota-assigned class by class.
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
@@ -150,8 +155,10 @@ class GaussCopula(SyntheticMechanism):
     Attributes
     ----------
     cells_ : list of :class:`NumericCells`, one per numeric column
-    marginals_ : list of arrays, the post-processed DP cell/level frequencies of every
-        numeric column, then every categorical block, then the label (when labelled)
+    marginals_ : list of (G, cells) arrays, the post-processed DP cell/level frequencies of
+        every numeric column, then every categorical block, per group (G classes with
+        ``by_label``, else one group)
+    label_weights_ : DP class shares (None without a label)
     mixture_ : the fitted :class:`GaussPCA` on the latent matrix
     rho_, rho_split_, privacy_cost_, sensitivities_, noise_scales_, budget_split_
 
@@ -172,26 +179,32 @@ class GaussCopula(SyntheticMechanism):
 
     1. One-way histograms (pass 1). Cells are public: numeric columns on their integer
        grid (an atom per value) when small, else an atom at each public bound plus
-       ``bins`` equal-width intervals; categorical columns at their levels; the label at
-       its levels. Every record is in exactly one cell of each of the ``d`` histograms
-       (``d`` = numeric columns + categorical columns + 1 with a label). Replacing one
-       record changes each histogram in at most two cells by 1 each, so the stacked
-       count vector has L2 sensitivity ``sqrt(2 d)`` (:func:`histogram_sensitivity`).
-       Gaussian noise with ``sigma = sqrt(2 d) / sqrt(2 rho_hist)``. Post-processing:
-       each noisy histogram is projected onto the counts summing to the public n
-       (:func:`project_to_simplex`).
+       ``bins`` equal-width intervals; categorical columns at their levels. With a label
+       and ``by_label``, each feature column's histogram is joint with the label (cells
+       ``class x cell``); otherwise the label gets its own histogram. Every record is in
+       exactly one cell of each of the ``d`` histograms (``d`` = feature columns, + 1 for a
+       separate label histogram). Replacing one record, its label included, changes each
+       histogram in at most two cells by 1 each, so the stacked count vector has L2
+       sensitivity ``sqrt(2 d)`` (:func:`histogram_sensitivity`). Gaussian noise with
+       ``sigma = sqrt(2 d) / sqrt(2 rho_hist)``. Post-processing: class sizes are the
+       inverse-variance average over the columns of the noisy row sums, projected onto
+       the counts summing to the public n; each noisy (class) histogram is projected onto
+       the counts summing to its class size (:func:`project_to_simplex`). The class shares
+       replace the mixture's class weights (post-processing).
     2. Copula transform (post-processing of the released marginals, applied to each
        record alone). A numeric value in cell k of released left mass ``F_k`` and mass
        ``m_k`` goes to ``u = F_k + a m_k``, with ``a`` its relative position inside an
        interval cell, or uniform on [0, 1) inside an atom (jitter from a seed drawn once,
        so that every pass sees the same latent row); ``z = Phi^{-1}(u)`` clipped to
-       ``[-L, L]`` and scaled to [0, 1]. Categorical blocks are kept one-hot. The
+       ``[-L, L]`` and scaled to [0, 1] (with ``by_label``, through its class's marginal).
+       Categorical blocks are kept one-hot. The
        transformed rows lie in the same encoded domain (numeric coordinates in [0, 1],
        one-hot blocks), and each depends on its own record only.
     3. Mixture: :class:`GaussPCA` fitted on the transformed rows with its own passes,
        its own sensitivities (derived in its docstring for rows of this domain) and
        ``rho_mix``.
-    4. Sampling (post-processing): records drawn from the mixture; every numeric column
+    4. Sampling (post-processing): records drawn from the mixture; within each class
+       (with ``by_label``; else all records at once) every numeric column
        is rank-matched to the released marginal (the i-th smallest latent value of m
        draws takes the released quantile at ``(i + U) / m``; an atom's quantile is its
        value, an interval's is linear inside it); every categorical column gets level
@@ -215,14 +228,15 @@ class GaussCopula(SyntheticMechanism):
     samples_in_chunks: ClassVar[bool] = True
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, bins=DEFAULT_BINS,
-                 integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, n_components=None,
-                 n_classes=None, accounting="auto", domain=None, rng=None):
+                 integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, by_label=True,
+                 n_components=None, n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
         self.bins = bins
         self.integer_steps = integer_steps
         self.max_integer_cells = max_integer_cells
+        self.by_label = by_label
         self.n_components = n_components
         self.n_classes = n_classes
         self.accounting = accounting
@@ -284,39 +298,63 @@ class GaussCopula(SyntheticMechanism):
         return eps_mix
 
     # ---- pass 1: histograms ----------------------------------------------------------------
-    def _count(self, X, counts):
+    def _count(self, X, g, counts):
+        """Add the chunk's cell counts; ``g`` is each record's group (its class with ``by_label``, else 0)."""
         dom = self.domain_
-        for j, (col, cells) in enumerate(zip(dom.numeric, self.cells_)):
-            counts[j] += np.bincount(cells.index(X[:, col]), minlength=cells.n_cells)
-        off = len(self.cells_)
-        for b, (a, e) in enumerate(dom.blocks):
-            counts[off + b] += np.bincount(np.argmax(X[:, a:e], axis=1), minlength=e - a)
+        G = counts[0].shape[0] if counts else 1
+        cols = [(cells.index(X[:, col]), cells.n_cells) for col, cells in zip(dom.numeric, self.cells_)]
+        cols += [(np.argmax(X[:, a:e], axis=1), e - a) for a, e in dom.blocks]
+        for j, (k, K) in enumerate(cols):
+            counts[j] += np.bincount(g * K + k, minlength=G * K).reshape(G, K)
 
     def _release_marginals(self, counts, n):
+        """Gaussian mechanism on the stacked histograms, then projection to valid distributions."""
         d = len(counts)
-        flat = np.concatenate(counts).astype(np.float64)
+        flat = np.concatenate([c.ravel() for c in counts]).astype(np.float64)
         sens = histogram_sensitivity(d)
         nm = gaussian_noise_multiplier(self.rho_split_["marginals"])
         noisy, std = self.source_.add_gaussian(flat, sens, nm, flat.size)
         self.sensitivities_ = {"marginals_l2": sens}
         self.noise_scales_ = {"marginals_std": float(std)}
-        out, start = [], 0
+        parts, start = [], 0
         for c in counts:
-            out.append(project_to_simplex(noisy[start:start + c.size], float(n)) / n)
+            parts.append(noisy[start:start + c.size].reshape(c.shape))
             start += c.size
-        self.marginals_ = out
-        self._cdf = [np.concatenate([[0.0], np.cumsum(m)]) for m in out[:len(self.cells_)]]
-        self._nonempty = [np.maximum.accumulate(np.where(m > 0, np.arange(m.size), 0)) for m in out[:len(self.cells_)]]
+        n_feat = len(self.cells_) + len(self.domain_.blocks)
+        G = parts[0].shape[0] if parts else 1
+        if G > 1:
+            # class sizes: every feature histogram's row sums estimate them (noise variance K_j std^2);
+            # inverse-variance average over the columns, then scaled to the public n
+            w = np.array([1.0 / h.shape[1] for h in parts[:n_feat]])
+            est = sum(wj * h.sum(axis=1) for wj, h in zip(w, parts[:n_feat])) / w.sum()
+            sizes = project_to_simplex(est, float(n))
+        elif self.labelled_:
+            sizes = np.array([float(n)])
+            label = project_to_simplex(parts[n_feat].ravel(), float(n))
+        else:
+            sizes = np.array([float(n)])
+        safe = np.maximum(sizes, 1e-12)
+        self.marginals_ = [np.stack([project_to_simplex(h[c], sizes[c]) / safe[c] for c in range(G)])
+                           for h in parts[:n_feat]]
+        self.label_weights_ = (sizes / n if G > 1 else label / n) if self.labelled_ else None
+        self._cdf = [np.concatenate([np.zeros((G, 1)), np.cumsum(m, axis=1)], axis=1)
+                     for m in self.marginals_[:len(self.cells_)]]
+        self._nonempty = [np.maximum.accumulate(np.where(m > 0, np.arange(m.shape[1]), 0), axis=1)
+                          for m in self.marginals_[:len(self.cells_)]]
+
+    def _groups(self, y, n):
+        return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
 
     # ---- copula transform -----------------------------------------------------------------
-    def _latent(self, X, chunk_index: int):
+    def _latent(self, X, y, chunk_index: int):
         Z = np.array(X, dtype=np.float64, copy=True)
+        g = self._groups(y, X.shape[0])
         gen = np.random.default_rng([self._jitter_seed, int(chunk_index)])
         for j, (col, cells) in enumerate(zip(self.domain_.numeric, self.cells_)):
             x = X[:, col]
             k = cells.index(x)
             a = np.where(cells.atom[k], gen.random(x.size), cells.position(x, k))
-            F, m = self._cdf[j][k], self.marginals_[j][k]
+            F, m = self._cdf[j][g, k], self.marginals_[j][g, k]
             u = np.clip(F + a * m, 1e-12, 1.0 - 1e-12)
             z = np.clip(ndtri(u), -LATENT_BOUND, LATENT_BOUND)
             Z[:, col] = (z + LATENT_BOUND) / (2.0 * LATENT_BOUND)
@@ -354,41 +392,49 @@ class GaussCopula(SyntheticMechanism):
         eps_mix = self._calibrate(eps, delta)
         self.notes_ = []
         dom = self.domain_
-        counts = [np.zeros(c.n_cells) for c in self.cells_] + [np.zeros(b - a) for a, b in dom.blocks]
-        n, labelled, ymax = 0, False, -1
-        label_counts: dict[int, int] = {}
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
+        counts, label_counts, labelled, n = None, None, False, 0
         for X, y in make_chunks():
             X = self._check_chunk(X)
+            if counts is None:  # the first chunk says whether the input is labelled
+                labelled = y is not None
+                if labelled and C is None:
+                    C = self._classes_from_labels(make_chunks)
+                G = C if (labelled and bool(self.by_label) and C > 1) else 1
+                self.groups_ = G
+                widths = [c.n_cells for c in self.cells_] + [b - a for a, b in dom.blocks]
+                counts = [np.zeros((G, K)) for K in widths]
+                label_counts = np.zeros((1, C)) if (labelled and G == 1) else None
             n += X.shape[0]
-            if y is not None:
+            if labelled:
+                if y is None:
+                    raise InputDataError("some chunks have labels and others not")
                 y = np.asarray(y, dtype=np.int64)
                 if y.shape[0] != X.shape[0]:
                     raise InputDataError("X and y have different numbers of records")
-                if y.size and y.min() < 0:
-                    raise InputDataError("labels must be class codes >= 0")
-                labelled = True
-                ymax = max(ymax, int(y.max()) if y.size else -1)
-                if C is not None and ymax >= C:
-                    raise InputDataError(f"a label code {ymax} is outside the declared {C} classes")
-                for c, k in zip(*np.unique(y, return_counts=True)):
-                    label_counts[int(c)] = label_counts.get(int(c), 0) + int(k)
-            self._count(X, counts)
+                if y.size and (y.min() < 0 or y.max() >= C):
+                    raise InputDataError(f"a label code is outside the declared {C} classes")
+                if label_counts is not None:
+                    label_counts[0] += np.bincount(y, minlength=C)
+            self._count(X, self._groups(y if labelled else None, X.shape[0]), counts)
         if n == 0:
             raise InputDataError("the input has no records")
         self.n_ = n
         self.labelled_ = labelled
-        if labelled:
-            if C is None:
-                C = ymax + 1
-                self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
-                                   "(not private)")
-            lc = np.zeros(C)
-            for c, k in label_counts.items():
-                lc[c] = k
-            counts.append(lc)
+        if label_counts is not None:
+            counts.append(label_counts)
         self._release_marginals(counts, n)
         return eps_mix
+
+    def _classes_from_labels(self, make_chunks) -> int:
+        # Without a declared number of classes the largest code is read from the data; the
+        # release always passes the schema's level count, so this is only for direct use.
+        C = 0
+        for _, y in make_chunks():
+            if y is not None and len(y):
+                C = max(C, int(np.max(y)) + 1)
+        self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
+        return C
 
     def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
         """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call.
@@ -406,11 +452,15 @@ class GaussCopula(SyntheticMechanism):
 
         def latent_chunks():
             for i, (X, y) in enumerate(make_chunks()):
-                yield self._latent(self._check_chunk(X), i), y
+                yield self._latent(self._check_chunk(X), y, i), y
 
         mix.fit_passes(latent_chunks)
         if math.isfinite(self.rho_) and mix.rho_ > self.rho_split_["mixture"] * (1 + 1e-9):
             raise ParameterError("internal accounting mismatch: the mixture spent more than its share")
+        if self.label_weights_ is not None and mix.class_weights_.shape == self.label_weights_.shape:
+            # post-processing: class shares from the histograms (averaged over every column) replace the
+            # mixture's own noisy counts
+            mix.class_weights_ = self.label_weights_.copy()
         self.mixture_ = mix
         self.n_components_ = mix.n_components_
         self.n_classes_ = mix.n_classes_
@@ -431,22 +481,27 @@ class GaussCopula(SyntheticMechanism):
         gen = self.source_.generator
         dom = self.domain_
         X = np.zeros_like(Z)
-        for j, (col, cells) in enumerate(zip(dom.numeric, self.cells_)):
-            order = np.argsort(Z[:, col] + 1e-12 * gen.standard_normal(n), kind="stable")
-            u = np.empty(n)
-            u[order] = (np.arange(n) + gen.random(n)) / n
-            X[:, col] = self._quantile(j, u)
+        g = self._groups(y, n)
         off = len(self.cells_)
-        for b, (a, e) in enumerate(dom.blocks):
-            codes = quota_assign(Z[:, a:e], self.marginals_[off + b], gen)
-            X[np.arange(n), a + codes] = 1.0
+        for c in range(self.groups_):
+            rows = np.flatnonzero(g == c)
+            m = rows.size
+            if m == 0:
+                continue
+            for j, col in enumerate(dom.numeric):
+                order = np.argsort(Z[rows, col] + 1e-12 * gen.standard_normal(m), kind="stable")
+                u = np.empty(m)
+                u[order] = (np.arange(m) + gen.random(m)) / m
+                X[rows, col] = self._quantile(j, c, u)
+            for b, (a, e) in enumerate(dom.blocks):
+                X[rows, a + quota_assign(Z[rows, a:e], self.marginals_[off + b][c], gen)] = 1.0
         return X, y
 
-    def _quantile(self, j: int, u: np.ndarray) -> np.ndarray:
-        cells, F, m = self.cells_[j], self._cdf[j], self.marginals_[j]
+    def _quantile(self, j: int, c: int, u: np.ndarray) -> np.ndarray:
+        cells, F, m = self.cells_[j], self._cdf[j][c], self.marginals_[j][c]
         # u in [F_k, F_{k+1}) lies in cell k; side="right" skips empty cells (F_k = F_{k+1})
         k = np.clip(np.searchsorted(F, u, side="right") - 1, 0, cells.n_cells - 1)
-        k = self._nonempty[j][k]  # trailing empty cells (rounding at u -> 1): the last non-empty one
+        k = self._nonempty[j][c][k]  # trailing empty cells (rounding at u -> 1): the last non-empty one
         frac = np.clip((u - F[k]) / np.where(m[k] > 0, m[k], 1.0), 0.0, 1.0)
         return np.clip(cells.lo[k] + frac * (cells.hi[k] - cells.lo[k]), 0.0, 1.0)
 
