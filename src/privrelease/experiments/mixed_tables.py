@@ -278,15 +278,30 @@ def tstr(synth, test, schema, label) -> dict:
     return out
 
 
-def measure(real, synth, test, schema, label, pairs=True) -> dict:
+def sdmetrics_quality(real, synth, schema) -> dict:
+    """SDMetrics' single-table QualityReport (KS / TV column shapes; correlation / contingency pair trends)."""
+    from sdmetrics.reports.single_table import QualityReport
+
+    cols = {c.name: {"sdtype": "numerical" if c.kind == "numeric" else "categorical"} for c in schema.columns}
+    rep = QualityReport()
+    fix = {c.name: str for c in schema.columns if c.kind != "numeric"}
+    rep.generate(real[schema.names].astype(fix), synth[schema.names].astype(fix), {"columns": cols}, verbose=False)
+    props = rep.get_properties().set_index("Property")["Score"]
+    return {"sdm_overall": float(rep.get_score()), "sdm_shapes": float(props["Column Shapes"]),
+            "sdm_pairs": float(props["Column Pair Trends"])}
+
+
+def measure(real, synth, test, schema, label, pairs=True, sdm=False) -> dict:
     out = {"tvd_1way": tvd_1way(real, synth, schema)}
     if pairs:
         out["tvd_2way"] = tvd_2way(real, synth, schema)
+    if sdm:
+        out.update(sdmetrics_quality(real, synth, schema))
     out.update(tstr(synth, test, schema, label))
     return out
 
 
-def run_one(data, mechanism, seed, epsilon=1.0, delta=None, pairs=True, **params) -> dict:
+def run_one(data, mechanism, seed, epsilon=1.0, delta=None, pairs=True, sdm=False, **params) -> dict:
     """One release of ``data`` (a loader's tuple) and its measures."""
     from ..release import release
 
@@ -295,7 +310,7 @@ def run_one(data, mechanism, seed, epsilon=1.0, delta=None, pairs=True, **params
     t = time.perf_counter()
     res = release(train, schema, mechanism, epsilon, delta=delta, rng=seed, **params)
     sec = time.perf_counter() - t
-    out = measure(train, res.data, test, schema, label, pairs=pairs)
+    out = measure(train, res.data, test, schema, label, pairs=pairs, sdm=sdm)
     out["seconds"] = sec
     out["seed"] = seed
     return out
