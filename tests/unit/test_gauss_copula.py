@@ -156,3 +156,24 @@ def test_streamed_file_release(tmp_path):
     out = pd.read_csv(tmp_path / "out.csv")
     assert len(out) == 1500 and list(out.columns) == schema.names
     assert cert.extra["passes"] == 4
+
+
+def test_auto_bins_and_denoise():
+    from privrelease.mechanisms.gauss_copula import auto_bins, denoise
+
+    assert auto_bins(30000, 0.0) == 64
+    assert auto_bins(15000, 36.0) == 32  # 15000 / (8 * 36) = 52 -> 32
+    assert auto_bins(1000, 150.0) == 4
+    v = denoise(np.array([100.0, 3.0, -5.0, 50.0]), 150.0, 10.0)
+    assert v.tolist() == [100.0, 0.0, 0.0, 50.0]
+
+
+def test_noisy_all_numeric_table_gives_the_whole_budget_to_the_mixture():
+    """Many numeric columns, few records: no histogram is released, the mixture spends all of rho."""
+    g = np.random.default_rng(0)
+    X = g.random((400, 60))
+    m = GaussCopula(1.0, rng=0, n_classes=2).fit(X, (X[:, 0] > 0.5).astype(int))
+    assert not m.numeric_copula_ and m.marginals_ == []
+    assert m.rho_split_["marginals"] == 0.0 and m.mixture_.rho_ == pytest.approx(m.rho_)
+    Xs, ys = m.sample(100)
+    assert Xs.shape == (100, 60) and Xs.min() >= 0 and Xs.max() <= 1

@@ -89,7 +89,7 @@ def _split(df, frac_test, seed):
     return df.iloc[idx[k:]].reset_index(drop=True), df.iloc[idx[:k]].reset_index(drop=True)
 
 
-def load_census_kdd(seed=0):
+def load_census_kdd(seed=0, max_train=None):
     from ..schema import Schema
 
     d = require_dataset("census_income_kdd")
@@ -109,6 +109,8 @@ def load_census_kdd(seed=0):
             spec["categories"] += extra  # levels missing from .names (e.g. one household level): named, not counted
     schema = Schema.from_dict(schema_dict)
     tr, te = _split(df, 1 / 3, seed + 11)
+    if max_train:  # a lighter tuning set: the first rows of the (already shuffled) split
+        tr, te = tr.iloc[:max_train].reset_index(drop=True), te.iloc[:max_train // 2].reset_index(drop=True)
     return tr, te, schema, "income"
 
 

@@ -30,8 +30,17 @@ from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.25
-#: Equal-width interval cells of a numeric column not on a small integer grid.
-DEFAULT_BINS = 32
+#: Equal-width interval cells of a numeric column not on a small integer grid: "auto" picks a
+#: power of two in [MIN_BINS, FINE_BINS] from the public n, the number of groups and the noise.
+DEFAULT_BINS = "auto"
+FINE_BINS = 64
+MIN_BINS = 4
+#: Numeric columns get the copula when at least this many cells could hold CELL_SIGMAS noise stds each.
+MIN_COPULA_BINS = 16
+#: "auto" bins: the mean count of a cell should be at least this many noise stds.
+CELL_SIGMAS = 8.0
+#: Noisy cells below this many noise stds are set to 0 before normalising (post-processing).
+DEFAULT_THRESHOLD = 0.0
 #: An integer column with at most this many values gets one cell (an atom) per value.
 DEFAULT_MAX_INTEGER_CELLS = 128
 #: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture.
@@ -47,6 +56,32 @@ def histogram_sensitivity(n_columns: int) -> float:
     of absolute value 1.
     """
     return math.sqrt(2.0 * int(n_columns))
+
+
+def auto_bins(n_group: float, sigma: float) -> int:
+    """Largest power of two ``K <= FINE_BINS`` with ``n_group / K >= CELL_SIGMAS sigma`` (at least MIN_BINS).
+
+    Only public quantities enter: n (public under R1), the number of groups and the noise std.
+    """
+    if sigma <= 0:
+        return FINE_BINS
+    ratio = n_group / (CELL_SIGMAS * sigma)
+    if ratio < 1:
+        return MIN_BINS
+    return int(min(FINE_BINS, max(MIN_BINS, 2 ** int(math.floor(math.log2(ratio))))))
+
+
+def denoise(noisy: np.ndarray, total: float, floor: float) -> np.ndarray:
+    """Counts summing to ``total`` from a noisy histogram (post-processing).
+
+    Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled
+    to the total; when no cell passes, the Euclidean projection onto the simplex is used.
+    """
+    if floor > 0:
+        v = np.where(noisy >= floor, noisy, 0.0)
+        if v.sum() > 0:
+            return v * (total / v.sum())
+    return project_to_simplex(noisy, total)
 
 
 def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
@@ -131,19 +166,26 @@ class GaussCopula(SyntheticMechanism):
     marginal_share : float in (0, 1), default 0.25
         Share of the total zCDP rho spent on the one-way histograms; the rest goes to
         the mixture (:class:`GaussPCA`, with its own default split of that rest).
-    bins : int >= 1, default 32
+    bins : "auto" or int >= 1, default "auto"
         Equal-width interval cells of a numeric column that is not a small integer grid.
+        ``"auto"``: the largest power of two up to 64 (at least 4) for which a cell's mean
+        count is at least 8 noise stds, from the public n, number of groups and noise
+        (:func:`auto_bins`); counts are taken on 64 cells and merged before the noise.
     integer_steps : sequence of int or None
         For each numeric column of the domain (in order), ``upper - lower`` when it is an
         integer column, 0 otherwise (public, from the schema; the release passes it).
         None: every numeric column is continuous.
     max_integer_cells : int >= 2, default 128
         Integer columns with at most this many values get an atom per value.
-    by_label : bool, default True
+    by_label : True, False or "auto", default "auto"
         With a label: every feature histogram is taken per class (the joint histogram of
         the label and the column), so that each column's relation to the label is measured
         directly; the copula maps each record through its class's marginal, and samples are
-        rank-matched and quota-assigned class by class.
+        rank-matched and quota-assigned class by class. ``"auto"``: per class when
+        ``n / C`` records would fill at least 8 cells with 8 noise stds each.
+    threshold : float >= 0, default 0
+        Post-processing of each noisy histogram: 0 projects it onto the counts summing to
+        its total; t > 0 first sets the cells below t noise stds to 0 (:func:`denoise`).
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
@@ -212,6 +254,13 @@ class GaussCopula(SyntheticMechanism):
        assigned greedily by the sampled one-hot scores, highest first, until each level's
        quota is full.
 
+    Which histograms are released is decided from public quantities only (n, the schema,
+    the classes and the nominal noise std): numeric columns are histogrammed and mapped
+    through the copula when ``n / (8 sigma) >= 16``; otherwise (many columns, small n,
+    e.g. 200 numeric columns and 7,000 records at epsilon 1) their marginals would be
+    mostly noise, so they enter the mixture on their encoded scale as in gauss-pca; when no
+    histogram is left the mixture gets the whole budget (``rho_hist = 0``).
+
     Passes: one for the histograms, then those of GaussPCA (two, three with labels).
     Memory ``O(sum of cells + C p^2)``, independent of n.
     """
@@ -228,8 +277,8 @@ class GaussCopula(SyntheticMechanism):
     samples_in_chunks: ClassVar[bool] = True
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, bins=DEFAULT_BINS,
-                 integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, by_label=True,
-                 n_components=None, n_classes=None, accounting="auto", domain=None, rng=None):
+                 integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, by_label="auto",
+                 threshold=DEFAULT_THRESHOLD, n_components=None, n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
@@ -237,6 +286,7 @@ class GaussCopula(SyntheticMechanism):
         self.integer_steps = integer_steps
         self.max_integer_cells = max_integer_cells
         self.by_label = by_label
+        self.threshold = threshold
         self.n_components = n_components
         self.n_classes = n_classes
         self.accounting = accounting
@@ -263,7 +313,13 @@ class GaussCopula(SyntheticMechanism):
         if not math.isinf(eps) and delta <= 0:
             raise ParameterError("gauss-copula needs delta > 0 (an (epsilon, delta)-DP mechanism)")
         self._check_fraction(self.marginal_share, "marginal_share")
-        self._check_int(self.bins, "bins", 1)
+        if self.bins != "auto":
+            self._check_int(self.bins, "bins", 1)
+        if self.by_label not in (True, False, "auto"):
+            raise ParameterError(f"by_label must be True, False or 'auto', got {self.by_label!r}")
+        th = self.threshold
+        if isinstance(th, bool) or not isinstance(th, (int, float)) or not (th >= 0) or not math.isfinite(th):
+            raise ParameterError(f"threshold must be a number >= 0, got {th!r}")
         self._check_int(self.max_integer_cells, "max_integer_cells", 2)
         if self.accounting not in ("auto", "gaussian", "zcdp"):
             raise ParameterError(f"accounting must be 'auto', 'gaussian' or 'zcdp', got {self.accounting!r}")
@@ -278,10 +334,12 @@ class GaussCopula(SyntheticMechanism):
         if len(steps) != p1 or any(s < 0 for s in steps):
             raise ParameterError(f"integer_steps must give one integer >= 0 per numeric column ({p1}), got {steps}")
         self.domain_ = dom
-        self.cells_ = [NumericCells(s, self.bins, self.max_integer_cells) for s in steps]
+        self._steps = steps
+        fine = FINE_BINS if self.bins == "auto" else int(self.bins)
+        self.cells_ = [NumericCells(s, fine, self.max_integer_cells) for s in steps]
         return eps, delta
 
-    def _calibrate(self, eps: float, delta: float):
+    def _calibrate(self, eps: float, delta: float, share: float):
         mode = self.accounting
         if mode == "auto":
             mode = "zcdp" if self.source_.secure else "gaussian"
@@ -290,7 +348,11 @@ class GaussCopula(SyntheticMechanism):
             self.rho_ = math.inf
             self.rho_split_ = {"marginals": math.inf, "mixture": math.inf}
             return math.inf
-        rho, rho_hist, rho_mix, eps_mix = split_budget(eps, delta, mode, float(self.marginal_share))
+        if share == 0:  # no histogram is released: the mixture gets the whole budget
+            self.rho_ = calibrate_rho(eps, delta, mode, 0.0)
+            self.rho_split_ = {"marginals": 0.0, "mixture": self.rho_}
+            return eps
+        rho, rho_hist, rho_mix, eps_mix = split_budget(eps, delta, mode, float(share))
         if not (rho_hist > 0 and rho_mix > 0):
             raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
         self.rho_ = rho
@@ -330,11 +392,12 @@ class GaussCopula(SyntheticMechanism):
             sizes = project_to_simplex(est, float(n))
         elif self.labelled_:
             sizes = np.array([float(n)])
-            label = project_to_simplex(parts[n_feat].ravel(), float(n))
+            label = denoise(parts[n_feat].ravel(), float(n), float(self.threshold) * std)
         else:
             sizes = np.array([float(n)])
         safe = np.maximum(sizes, 1e-12)
-        self.marginals_ = [np.stack([project_to_simplex(h[c], sizes[c]) / safe[c] for c in range(G)])
+        floor = float(self.threshold) * std
+        self.marginals_ = [np.stack([denoise(h[c], sizes[c], floor) / safe[c] for c in range(G)])
                            for h in parts[:n_feat]]
         self.label_weights_ = (sizes / n if G > 1 else label / n) if self.labelled_ else None
         self._cdf = [np.concatenate([np.zeros((G, 1)), np.cumsum(m, axis=1)], axis=1)
@@ -389,7 +452,7 @@ class GaussCopula(SyntheticMechanism):
             if p is None:
                 raise InputDataError("the input has no records")
         eps, delta = self._setup(p)
-        eps_mix = self._calibrate(eps, delta)
+        self._eps_delta = (eps, delta)
         self.notes_ = []
         dom = self.domain_
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
@@ -400,11 +463,10 @@ class GaussCopula(SyntheticMechanism):
                 labelled = y is not None
                 if labelled and C is None:
                     C = self._classes_from_labels(make_chunks)
-                G = C if (labelled and bool(self.by_label) and C > 1) else 1
-                self.groups_ = G
+                self.groups_ = C if (labelled and C > 1) else 1  # counted per class; grouped after the pass
                 widths = [c.n_cells for c in self.cells_] + [b - a for a, b in dom.blocks]
-                counts = [np.zeros((G, K)) for K in widths]
-                label_counts = np.zeros((1, C)) if (labelled and G == 1) else None
+                counts = [np.zeros((self.groups_, K)) for K in widths]
+                label_counts = np.zeros((1, C)) if labelled else None
             n += X.shape[0]
             if labelled:
                 if y is None:
@@ -421,10 +483,70 @@ class GaussCopula(SyntheticMechanism):
             raise InputDataError("the input has no records")
         self.n_ = n
         self.labelled_ = labelled
-        if label_counts is not None:
-            counts.append(label_counts)
-        self._release_marginals(counts, n)
+        counts = self._choose_cells(counts, n, label_counts)
+        eps_mix = self._calibrate(eps, delta, float(self.marginal_share) if counts else 0.0)
+        if counts:
+            self._release_marginals(counts, n)
+        else:
+            self.sensitivities_, self.noise_scales_ = {}, {}
+            self.marginals_, self.label_weights_, self._cdf, self._nonempty = [], None, [], []
         return eps_mix
+
+    def _choose_cells(self, counts, n, label_counts):
+        """Which histograms, groups and interval cells: from public quantities only (n, the
+        schema, the classes, the nominal noise std); fine counts are merged before any noise.
+
+        Numeric columns get the copula only when their marginals can be informative: when
+        ``n / (CELL_SIGMAS sigma) >= MIN_COPULA_BINS`` (each of that many cells would hold
+        the mean count of ``CELL_SIGMAS`` noise stds). Otherwise they enter the mixture on
+        their encoded scale, as in gauss-pca, and are not histogrammed; when no histogram
+        is left (an all-numeric table), the whole budget goes to the mixture.
+        """
+        eps, delta = self._eps_delta
+        mode = "zcdp" if (self.accounting == "zcdp" or (self.accounting == "auto" and self.source_.secure)) \
+            else "gaussian"
+        rho_h = math.inf if math.isinf(eps) else split_budget(eps, delta, mode, float(self.marginal_share))[1]
+        nm = gaussian_noise_multiplier(rho_h)
+        n_feat = len(counts)
+        C = self.groups_
+        sigma_all = histogram_sensitivity(n_feat + (label_counts is not None)) * nm
+        p1 = len(self.cells_)
+        self.numeric_copula_ = p1 > 0 and (sigma_all == 0 or n / (CELL_SIGMAS * sigma_all) >= MIN_COPULA_BINS)
+        if not self.numeric_copula_ and p1 > 0:
+            counts = counts[p1:]
+            self.cells_ = []
+            n_feat = len(counts)
+            self.notes_.append("numeric columns enter the mixture on their encoded scale: with this n, number of "
+                               "columns and budget their one-way marginals would be mostly noise")
+            if n_feat == 0:  # no categorical column: no histogram at all
+                self.groups_ = 1
+                return []
+        sigma_c = histogram_sensitivity(n_feat) * nm
+        sigma_1 = histogram_sensitivity(n_feat + (label_counts is not None)) * nm
+        if self.by_label == "auto":
+            by = C > 1 and n / C / (CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else C > 1
+        else:
+            by = bool(self.by_label) and C > 1
+        G = C if by else 1
+        if G == 1 and C > 1:
+            counts = [h.sum(axis=0, keepdims=True) for h in counts]
+        self.groups_ = G
+        if self.bins == "auto":
+            K = auto_bins(n / G, sigma_c if G > 1 else sigma_1)
+            cells = []
+            for j, (h, s) in enumerate(zip(counts[:len(self.cells_)], self._steps)):
+                c = NumericCells(s, K, self.max_integer_cells)
+                if not c.grid and K < FINE_BINS:
+                    r = FINE_BINS // K
+                    counts[j] = np.concatenate([h[:, :1], h[:, 1:-1].reshape(G, K, r).sum(axis=2), h[:, -1:]], axis=1)
+                cells.append(c)
+            self.cells_ = cells
+            self.bins_ = K
+        else:
+            self.bins_ = int(self.bins)
+        if G == 1 and label_counts is not None:
+            counts = counts + [label_counts]
+        return counts
 
     def _classes_from_labels(self, make_chunks) -> int:
         # Without a declared number of classes the largest code is read from the data; the
@@ -481,6 +603,13 @@ class GaussCopula(SyntheticMechanism):
         gen = self.source_.generator
         dom = self.domain_
         X = np.zeros_like(Z)
+        if not self.cells_:  # numeric columns on their encoded scale (no copula)
+            idx = np.asarray(dom.numeric, dtype=int)
+            X[:, idx] = np.clip(Z[:, idx], 0.0, 1.0)
+        if not self.marginals_:  # no histogram released: argmax decoding
+            for a, e in dom.blocks:
+                X[np.arange(n), a + np.argmax(Z[:, a:e], axis=1)] = 1.0
+            return X, y
         g = self._groups(y, n)
         off = len(self.cells_)
         for c in range(self.groups_):
@@ -488,7 +617,7 @@ class GaussCopula(SyntheticMechanism):
             m = rows.size
             if m == 0:
                 continue
-            for j, col in enumerate(dom.numeric):
+            for j, col in enumerate(dom.numeric[:off]):
                 order = np.argsort(Z[rows, col] + 1e-12 * gen.standard_normal(m), kind="stable")
                 u = np.empty(m)
                 u[order] = (np.arange(m) + gen.random(m)) / m
