@@ -1,20 +1,10 @@
 """README's mechanism table is generated from the registry and must not drift from it."""
 
-import importlib.util
-from pathlib import Path
-
-import pytest
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "update_readme_table.py"
+from repo_scripts import load_script
 
 
 def _load():
-    if not SCRIPT.exists():
-        pytest.skip("scripts/ not present (installed package without the repository)")
-    spec = importlib.util.spec_from_file_location("update_readme_table", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("scripts/update_readme_table.py")
 
 
 def test_readme_table_matches_registry():

@@ -419,5 +419,50 @@ def main(argv=None):
         sys.exit(1)
 
 
+# ---- evaluation of a release against the real table (reads private data) ---------------------
+
+@app.command("evaluate")
+def evaluate_cmd(
+    real: Optional[Path] = typer.Argument(None, help="The real (private) table that was released."),
+    released: Optional[Path] = typer.Argument(None, help="The released table."),
+    schema: Optional[Path] = typer.Option(None, "--schema", "-s", help="Schema YAML/JSON of both tables."),
+    example: Optional[str] = typer.Option(
+        None, "--example", help="Evaluate a release of a bundled example (adult): REAL, --schema and --test "
+                                "are the bundled ones; give only RELEASED."),
+    test: Optional[Path] = typer.Option(None, "--test", help="Real held-out records for train-on-release scores."),
+    label: Optional[str] = typer.Option(None, "--label", help="Label column (default: the schema's label)."),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="Also write every number as JSON here."),
+    no_sdmetrics: bool = typer.Option(False, "--no-sdmetrics", help="Skip the SDMetrics quality report (slow on "
+                                                                      "wide tables)."),
+):
+    """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
+    from ..datasets import example_paths
+    from ..evaluation.fidelity import PRIVATE_NOTICE, evaluate
+    from ..io import atomic_write, read_table
+    from ..schema import Schema
+
+    if example is not None:
+        if schema is not None or test is not None or (real is not None and released is not None):
+            _err("with --example give only RELEASED (the real table, schema and test file are the bundled ones)")
+        released = released or real
+        real, schema = example_paths(example)
+        test = example_paths(example, "test")[0]
+    if real is None or released is None or schema is None:
+        _err("give REAL RELEASED --schema SCHEMA.yaml (or --example adult RELEASED)")
+    if json_out is not None and json_out.is_dir():
+        _err(f"--json {json_out} is a directory")
+    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
+    sch = Schema.from_yaml(schema)
+    frames = {what: read_table(path, sch) for what, path in (("real", real), ("released", released), ("test", test))
+              if path is not None}
+    ev = evaluate(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
+                  sdmetrics=not no_sdmetrics)
+    typer.echo(ev.to_table())
+    if json_out is not None:
+        with atomic_write(json_out, "w") as fh:
+            fh.write(json.dumps(ev.to_dict(), indent=2))
+        typer.echo(f"wrote {json_out} (private: not for publication)", err=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,350 @@
+"""Benchmark: our releases beside MST, AIM and PrivBayes on mixed tables, same data, cells, metrics and run.
+
+    PYTHONPATH=src python benchmarks/bench_mixed.py --datasets adult,diabetes130,hapt --seeds 3 \\
+        --out benchmarks/results/mixed.json
+
+For each data set and seed: every release named by ``--ours`` (our mechanisms, in process)
+and every peer (each in its own virtual environment under ``--peer-venvs``, created on first
+use with ``python -m venv`` and pip from the package index) releases the real training table
+at the same epsilon and delta; each release is measured against the real table and tested on
+the real held-out records with :func:`privrelease.evaluation.fidelity.evaluate` (1-way and
+2-way TVD over the schema's public bins and levels, SDMetrics quality, correlation difference,
+logistic regression and gradient boosting trained on the release). Release time is the wall
+and CPU time of the release alone (peers: fit + sample inside their process, with the CPU of
+their worker processes).
+
+The peers get the same public cells as the metric: numeric columns in ``--bins`` equal-width
+bins over the schema bounds, categorical columns at their declared levels (the full public
+domain, occurring or not); released bins are decoded uniformly inside the bin
+(``--decode``). MST and AIM sample with the upstream repair of mbi's sampler (see
+``benchmarks/peers/snsynth_peer.py``); AIM and PrivBayes are time-bounded, and a run that
+exceeds its bound is reported as a timeout. Results are written after every release, so a
+long run can be watched and an interrupted one keeps what it measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+PEERS = {
+    # name: (venv, helper, method)
+    "mst": ("smartnoise", "snsynth_peer.py", "mst"),
+    "aim": ("smartnoise", "snsynth_peer.py", "aim"),
+    "privbayes": ("datasynthesizer", "privbayes_peer.py", "privbayes"),
+}
+# smartnoise-synth 1.0.8 also requires opacus (and so torch with its CUDA wheels, gigabytes) for its
+# neural synthesizers only; MST and AIM do not import it, so the venv gets the other requirements.
+VENV_INSTALL = {
+    "smartnoise": [["--no-deps", "smartnoise-synth==1.0.8"],
+                   ["Faker>=17", "disjoint-set>=0.9,<0.10", "mbi==1.1.0", "pac-synth>=0.0.8,<0.0.9",
+                    "smartnoise-sql>=1.0.10"]],
+    "datasynthesizer": [["DataSynthesizer==0.1.13"]],
+}
+METRICS = [("lr_accuracy", "LR acc"), ("lr_auc", "LR AUC"), ("lr_macro_f1", "LR macro-F1"),
+           ("gbdt_accuracy", "GBDT acc"), ("gbdt_auc", "GBDT AUC"), ("gbdt_macro_f1", "GBDT macro-F1"),
+           ("tvd_1way", "1-way TVD"), ("tvd_2way", "2-way TVD"), ("sdm_overall", "SDM overall"),
+           ("sdm_column_shapes", "SDM shapes"), ("sdm_column_pair_trends", "SDM pair trends"),
+           ("correlation_difference", "corr. diff."), ("wall_seconds", "wall s"), ("cpu_seconds", "CPU s")]
+WIDE_REASON = ("not run: {p} continuous columns ({pairs:,} column pairs of {b}x{b} cells); the marginal-based "
+               "peers need every numeric column binned and search over all pairs; pass --peers-on-wide to try "
+               "under the time bound")
+
+
+def log(msg):
+    print(f"[{datetime.now(timezone.utc):%H:%M:%S}] {msg}", file=sys.stderr, flush=True)
+
+
+# ---- peers --------------------------------------------------------------------------------------
+
+def ensure_venv(root: Path, name: str) -> Path:
+    """The peer venv's python, creating the venv (python -m venv + pip) when it is missing."""
+    py = root / name / "bin" / "python"
+    if py.exists():
+        return py
+    log(f"creating the peer venv {root / name}")
+    subprocess.run([sys.executable, "-m", "venv", str(root / name)], check=True)
+    for reqs in VENV_INSTALL[name]:
+        subprocess.run([str(py), "-m", "pip", "install", "-q", *reqs], check=True)
+    return py
+
+
+def run_peer(peer: str, cells, schema, bins, args, seed, work: Path) -> dict:
+    """One peer release: codes in, codes out, through the peer's helper in its venv."""
+    from privrelease.experiments.mixed_bench import cell_cardinalities
+
+    venv, helper, method = PEERS[peer]
+    py = ensure_venv(args.peer_venvs, venv)
+    inp, out, res, spec = (work / f"{peer}-{seed}.{x}" for x in ("in.csv", "out.csv", "result.json", "spec.json"))
+    cells.to_csv(inp, index=False)
+    spec.write_text(json.dumps({
+        "method": method, "input": str(inp), "output": str(out), "result": str(res), "seed": seed,
+        "cardinalities": cell_cardinalities(schema, bins), "epsilon": args.epsilon, "delta": args.delta,
+        "rows": len(cells), "degree": args.privbayes_degree}))
+    limit = {"aim": args.aim_timeout, "privbayes": args.privbayes_timeout}.get(peer, args.peer_timeout)
+    t = time.perf_counter()
+    try:
+        proc = subprocess.run([str(py), str(HERE / "peers" / helper), str(spec)],
+                              capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "time_bound_seconds": limit}
+    if proc.returncode != 0 or not res.exists():
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"status": "failed", "error": tail[:300], "seconds": time.perf_counter() - t}
+    r = json.loads(res.read_text())
+    import pandas as pd
+
+    r["codes"] = pd.read_csv(out)
+    r["status"] = "ok"
+    return r
+
+
+# ---- ours ---------------------------------------------------------------------------------------
+
+def run_ours(name, train, schema, args, seed) -> dict:
+    from privrelease.mechanisms import get_mechanism
+    from privrelease.release import release
+
+    delta = args.delta if "delta" in get_mechanism(name).guarantee else None
+    t, c = time.perf_counter(), time.process_time()
+    res = release(train, schema, name, args.epsilon, delta=delta, rng=seed)
+    return {"status": "ok", "wall_seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c,
+            "data": res.data}
+
+
+# ---- the run ------------------------------------------------------------------------------------
+
+def load(name, data_dir):
+    from privrelease.experiments import mixed_bench as mb
+
+    if name == "adult":
+        return mb.load_adult()
+    if name == "diabetes130":
+        return mb.load_diabetes130(data_dir)
+    if name == "hapt":
+        return mb.load_hapt()
+    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt")
+
+
+def summarize(runs) -> dict:
+    from privrelease.experiments.mixed_bench import mean_sd
+
+    ok = [r for r in runs if r.get("status") == "ok"]
+    out = {"n_ok": len(ok), "statuses": sorted({r["status"] for r in runs})}
+    for key, _ in METRICS:
+        vals = [r["metrics"].get(key) if key in r.get("metrics", {}) else r.get(key) for r in ok]
+        vals = [v for v in vals if v is not None]
+        if vals:
+            out[key] = mean_sd(vals)
+    return out
+
+
+def versions() -> dict:
+    import importlib.metadata as md
+
+    v = {p: md.version(p) for p in ("numpy", "pandas", "scikit-learn", "sdmetrics")}
+    from privrelease._version import __version__
+
+    v["privrelease"] = __version__
+    try:
+        v["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
+                                         text=True).stdout.strip()
+    except OSError:
+        pass
+    return v
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", default="adult,diabetes130,hapt")
+    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=HERE / "results" / "mixed.json")
+    ap.add_argument("--markdown", type=Path, default=HERE.parent / "docs" / "results" / "benchmark-mixed.md")
+    ap.add_argument("--ours", default=None, help="our mechanisms by name (default: the default mechanism "
+                                                  "and jiang-lda)")
+    ap.add_argument("--peers", default="mst,privbayes,aim")
+    ap.add_argument("--epsilon", type=float, default=1.0)
+    ap.add_argument("--delta", type=float, default=1e-6, help="the same for everyone; must be below 1/n")
+    ap.add_argument("--bins", type=int, default=20, help="bins per numeric column (the 1-way metric's)")
+    ap.add_argument("--decode", choices=("uniform", "midpoint"), default="uniform")
+    ap.add_argument("--peer-venvs", type=Path, default=Path(os.environ.get("PRIVRELEASE_PEER_VENVS",
+                                                                          "/work/peer-venvs")))
+    ap.add_argument("--peer-timeout", type=float, default=3600)
+    ap.add_argument("--aim-timeout", type=float, default=600)
+    ap.add_argument("--privbayes-timeout", type=float, default=600)
+    ap.add_argument("--privbayes-degree", type=int, default=2)
+    ap.add_argument("--peers-on-wide", action="store_true", help="also try the peers on all-numeric wide tables")
+    ap.add_argument("--sdmetrics-max-columns", type=int, default=60,
+                    help="skip SDMetrics on wider tables (its pair trends cover every pair)")
+    ap.add_argument("--data-dir", type=Path, default=None)
+    ap.add_argument("--max-rows", type=int, default=None, help="a quick look: at most this many train and test "
+                                                                "records (a fixed random subset)")
+    a = ap.parse_args(argv)
+
+    from privrelease.evaluation.fidelity import evaluate, tstr
+    from privrelease.experiments.mixed_bench import from_cells, to_cells
+    from privrelease.release import DEFAULT_MECHANISM
+
+    ours = [m for m in (a.ours or f"{DEFAULT_MECHANISM},jiang-lda").split(",") if m]
+    peers = [p for p in a.peers.split(",") if p]
+    for p in peers:
+        if p not in PEERS:
+            raise SystemExit(f"unknown peer {p!r}: {sorted(PEERS)}")
+    started = time.perf_counter()
+    result = {"config": {"command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
+                         "epsilon": a.epsilon, "delta": a.delta, "bins_1way": a.bins, "bins_2way": 10,
+                         "peer_bins": a.bins, "decode": a.decode, "seeds": list(range(a.seeds)), "ours": ours,
+                         "peers": peers, "aim_timeout": a.aim_timeout, "privbayes_timeout": a.privbayes_timeout,
+                         "peer_timeout": a.peer_timeout, "max_rows": a.max_rows, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                         "started_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                         "versions": versions(), "peer_versions": {}},
+              "datasets": {}}
+
+    def save():
+        result["config"]["elapsed_seconds"] = time.perf_counter() - started
+        a.out.parent.mkdir(parents=True, exist_ok=True)
+        a.out.write_text(json.dumps(result, indent=1, default=float))
+        a.markdown.parent.mkdir(parents=True, exist_ok=True)
+        a.markdown.write_text(markdown(result))
+
+    with tempfile.TemporaryDirectory(prefix="privrelease-bench-") as tmp:
+        work = Path(tmp)
+        for ds in [d for d in a.datasets.split(",") if d]:
+            train, test, schema, label = load(ds, a.data_dir)
+            if a.max_rows:
+                train, test = (f.sample(n=min(a.max_rows, len(f)), random_state=0).reset_index(drop=True)
+                               for f in (train, test))
+            n = len(train)
+            if not a.delta < 1.0 / n:
+                raise SystemExit(f"delta {a.delta} is not below 1/n = {1 / n:.3g} on {ds}")
+            wide = not schema.categorical[1:] and len(schema.numeric) > 100  # only the label is categorical
+            use_sdm = len(schema.columns) <= a.sdmetrics_max_columns
+            entry = {"n_train": n, "n_test": len(test), "n_columns": len(schema.columns),
+                     "n_numeric": len(schema.numeric), "label": label, "label_levels": len(schema[label].categories),
+                     "sdmetrics": use_sdm if use_sdm else f"skipped: {len(schema.columns)} columns",
+                     "real": tstr(train, test, schema, label), "releases": {}}
+            result["datasets"][ds] = entry
+            log(f"{ds}: {n:,} train, {len(test):,} test records, {len(schema.columns)} columns")
+            cells = to_cells(train, schema, a.bins) if peers and not (wide and not a.peers_on_wide) else None
+            for seed in range(a.seeds):
+                for name in ours + peers:
+                    rel = entry["releases"].setdefault(name, {"kind": "ours" if name in ours else "peer", "runs": []})
+                    if name in peers and cells is None:
+                        pairs = len(schema.columns) * (len(schema.columns) - 1) // 2
+                        rel["not_run"] = WIDE_REASON.format(p=len(schema.numeric), pairs=pairs, b=a.bins)
+                        continue
+                    log(f"{ds} seed {seed}: {name} ...")
+                    if name in ours:
+                        r = run_ours(name, train, schema, a, seed)
+                        released = r.pop("data")
+                    else:
+                        r = run_peer(name, cells, schema, a.bins, a, seed, work)
+                        if r["status"] == "ok":
+                            released = from_cells(r.pop("codes"), schema, a.bins, a.decode, rng=seed)
+                            result["config"]["peer_versions"][name] = r.pop("versions")
+                    r["seed"] = seed
+                    if r["status"] == "ok":
+                        ev = evaluate(train, released, schema, test, label, sdmetrics=use_sdm, baseline=False,
+                                      bins_1way=a.bins, seed=seed)
+                        r["metrics"] = ev.summary()
+                        r["tvd_1way_per_column"] = ev.tvd_1way
+                    rel["runs"].append(r)
+                    rel["summary"] = summarize(rel["runs"])
+                    log(f"{ds} seed {seed}: {name} {r['status']} "
+                        + " ".join(f"{k}={v:.3f}" for k, v in (r.get("metrics") or {}).items())
+                        + (f" wall={r['wall_seconds']:.1f}s" if "wall_seconds" in r else ""))
+                    save()
+    result["config"]["finished_utc"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    save()
+    log(f"done in {time.perf_counter() - started:.0f} s: {a.out}, {a.markdown}")
+
+
+# ---- report -------------------------------------------------------------------------------------
+
+def _cell(v, key):
+    if v is None:
+        return ""
+    m, s = v
+    if not np.isfinite(m):
+        return ""
+    if key.endswith("seconds"):
+        return f"{m:.1f} ± {s:.1f}" if m >= 1 else f"{m:.2f} ± {s:.2f}"
+    return f"{m:.3f} ± {s:.3f}"
+
+
+def markdown(result) -> str:
+    c = result["config"]
+    lines = ["# Mixed-table benchmark: our releases beside MST, AIM and PrivBayes", "",
+             "Generated by `benchmarks/bench_mixed.py` (do not edit by hand; rerun it). Every number below was "
+             "measured in one run of",
+             "", f"    PYTHONPATH=src python benchmarks/{c['command']}", "",
+             f"epsilon = {c['epsilon']}, delta = {c['delta']:g} for every release (below 1/n on every data set); "
+             f"seeds {c['seeds']}; cells: numeric columns in {c['bins_1way']} equal-width bins over the schema's "
+             f"public bounds (10 for pairs), categorical columns at their declared levels. The peers get the "
+             f"same {c['peer_bins']} bins and the full public domain; their bins are decoded {c['decode']}ly "
+             f"inside the bin. MST and AIM sample i.i.d. from the model re-expressed over its junction tree's "
+             f"maximal cliques (the upstream repair of mbi's sampler, ryan112358/mbi#145). AIM is bounded to "
+             f"{c['aim_timeout']:.0f} s and PrivBayes to {c['privbayes_timeout']:.0f} s per release; beyond "
+             f"that a release counts as a timeout. Entries are mean ± sd over the seeds that finished "
+             f"(the spread is the sample sd across seeds).", "",
+             f"Started {c['started_utc']}" + (f", finished {c['finished_utc']}" if c.get("finished_utc") else
+                                              " (still running or interrupted)")
+             + f"; elapsed {c.get('elapsed_seconds', 0) / 60:.0f} min on {c['machine']} (shared machine: "
+               "times are indicative; compare the ratios within a run).", "",
+             "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items()) + "."]
+    for peer, v in c.get("peer_versions", {}).items():
+        lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."]
+    lines.append("")
+    for ds, e in result["datasets"].items():
+        multi = e["label_levels"] > 2
+        keys = [(k, h) for k, h in METRICS if (("auc" not in k) if multi else ("macro_f1" not in k))]
+        lines += ["", f"## {ds}", "",
+                  f"{e['n_train']:,} training records (released), {e['n_test']:,} real test records, "
+                  f"{e['n_columns']} columns ({e['n_numeric']} numeric), label `{e['label']}` "
+                  f"({e['label_levels']} levels). SDMetrics: "
+                  + ("computed" if e["sdmetrics"] is True else str(e["sdmetrics"])) + ".", "",
+                  "| release | " + " | ".join(h for _, h in keys) + " | runs |",
+                  "| --- |" + " --- |" * (len(keys) + 1)]
+        real = e["real"]
+        rv = {"lr_accuracy": real["logistic_regression"]["accuracy"],
+              "gbdt_accuracy": real["gradient_boosting"]["accuracy"]}
+        second = "macro_f1" if multi else "auc"
+        rv[f"lr_{second}"] = real["logistic_regression"][second]
+        rv[f"gbdt_{second}"] = real["gradient_boosting"][second]
+        lines.append("| real data (train on real) | " + " | ".join(
+            f"{rv[k]:.3f}" if k in rv else ("0" if k.startswith("tvd") else "-") for k, _ in keys) + " | - |")
+        for name, rel in e["releases"].items():
+            s = rel.get("summary", {})
+            if rel.get("not_run"):
+                lines.append(f"| {name} | " + rel["not_run"] + " |" + " |" * len(keys))
+                continue
+            runs = rel["runs"]
+            note = f"{s.get('n_ok', 0)}/{len(runs)} ok"
+            bad = [r for r in runs if r["status"] != "ok"]
+            if bad:
+                note += "; " + ", ".join(f"seed {r['seed']}: {r['status']}"
+                                         + (f" at {r['time_bound_seconds']:.0f} s" if r["status"] == "timeout"
+                                            else f" ({r.get('error', '')})") for r in bad)
+            label = f"{name} (ours)" if rel["kind"] == "ours" else name
+            lines.append(f"| {label} | " + " | ".join(_cell(s.get(k), k) for k, _ in keys) + f" | {note} |")
+    lines += ["", "TVD: total variation distance of each column's (pair's) histogram, real against released, "
+              "mean over columns (pairs); lower is better. SDM: SDMetrics QualityReport (higher is better). "
+              "corr. diff.: mean |r_real - r_released| over encoded column pairs of different columns. LR / GBDT: "
+              "standardised logistic regression / HistGradientBoostingClassifier trained on the release, tested "
+              "on the real test records. Times: the release alone (fit + sample).", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
