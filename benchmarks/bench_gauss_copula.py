@@ -53,7 +53,7 @@ def report(sets=REPORT_SETS, seeds=(0, 1, 2), mechanisms=("gauss-copula", "gauss
     out = []
     for name in sets:
         data = mt.LOADERS[name](0)
-        real = mt.measure(data[0], data[0], data[1], data[2], data[3], pairs=False)
+        real = mt.measure(data[0], data[0], data[1], data[2], data[3], pairs=False)  # train on real
         out.append({"data": name, "mechanism": "real data", "summary": real})
         print(name, "real", {k: round(v, 4) for k, v in real.items()}, flush=True)
         for mech in mechanisms:
