@@ -29,7 +29,7 @@ from .privacy import check_delta
 from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
-DEFAULT_MARGINAL_SHARE = 0.25
+DEFAULT_MARGINAL_SHARE = 0.55
 #: Equal-width interval cells of a numeric column not on a small integer grid: "auto" picks a
 #: power of two in [MIN_BINS, FINE_BINS] from the public n, the number of groups and the noise.
 DEFAULT_BINS = "auto"
@@ -163,7 +163,7 @@ class GaussCopula(SyntheticMechanism):
     ----------
     epsilon : float in (0, inf]
     delta : float in (0, 1), default 1e-5
-    marginal_share : float in (0, 1), default 0.25
+    marginal_share : float in (0, 1), default 0.55
         Share of the total zCDP rho spent on the one-way histograms; the rest goes to
         the mixture (:class:`GaussPCA`, with its own default split of that rest).
     bins : "auto" or int >= 1, default "auto"
