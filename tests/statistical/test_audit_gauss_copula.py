@@ -28,7 +28,7 @@ from privrelease.mechanisms.zcdp import calibrate_rho
 
 from test_audit_gauss_pca import RecordingSource
 
-N, BINS, SHARE, DELTA = 50, 4, 0.99, 1e-5
+N, BINS, SHARE, DELTA = 1000, 4, 0.99, 1e-5  # n large enough that the public rule releases the numeric histogram
 CELL_A, CELL_B = 1, 4  # cells of 0.1 and 0.9 (atom at 0, 4 intervals, atom at 1); others sit at 0.4 -> cell 2
 REAL_SENSITIVITY = gc.histogram_sensitivity
 
@@ -56,8 +56,9 @@ def batch(eps, labelled=False):
         for i in range(k):
             src = RecordingSource(rng)
             m = gc.GaussCopula(eps, DELTA, marginal_share=SHARE, bins=BINS, rng=src,
-                               n_classes=2 if labelled else None)
+                               n_classes=2 if labelled else None, by_label=True)
             m.fit_marginals(lambda: iter([(X, y)]))
+            assert m.cells_ and m.groups_ == (2 if labelled else 1), "the witness must release the histogram"
             noisy = src.releases[-1]
             out[i] = noisy[a] - noisy[b]
         return out
