@@ -190,7 +190,12 @@ def main(argv=None):
     ap.add_argument("--data-dir", type=Path, default=None)
     ap.add_argument("--max-rows", type=int, default=None, help="a quick look: at most this many train and test "
                                                                 "records (a fixed random subset)")
+    ap.add_argument("--markdown-from", type=Path, default=None,
+                    help="only rewrite --markdown from this results JSON (no release is run)")
     a = ap.parse_args(argv)
+    if a.markdown_from is not None:
+        a.markdown.write_text(markdown(json.loads(a.markdown_from.read_text())))
+        return
 
     from privrelease.evaluation.fidelity import evaluate, tstr
     from privrelease.experiments.mixed_bench import from_cells, to_cells
