@@ -9,7 +9,8 @@ transcript (the released marginals are a post-processing of it): its mean moves 
 its std is ``2 / sqrt(2 rho_hist)`` (two independent coordinates of std
 ``sqrt(2) / sqrt(2 rho_hist)``), so it carries the whole privacy loss of the release.
 A second witness audits the joint label x column histograms (the default with a label):
-the target record moves from (class 0, cell A) to (class 1, cell B). The pass runs through :meth:`GaussCopula.fit_marginals`, the path every fit takes.
+the target record moves from (class 0, cell A) to (class 1, cell B). The pass runs through
+:meth:`GaussCopula.fit_marginals`, the path every fit takes.
 
 The audit's lower bound stays at or below the claimed epsilon for the real mechanism and
 exceeds it for a mutant whose histogram noise is halved (its sensitivity halved).

@@ -150,7 +150,7 @@ LOADERS = {"adult": load_adult, "census_kdd": load_census_kdd, "diabetes130": lo
 # ---- measures ----------------------------------------------------------------------------------
 
 def measure(real, synth, test, schema, label, pairs=True, sdm=False) -> dict:
-    """Headline numbers of :func:`privrelease.evaluation.fidelity.evaluate` (2-way TVD dropped when ``pairs`` is false)."""
+    """Headline numbers of :func:`privrelease.evaluation.fidelity.evaluate` (without 2-way TVD unless ``pairs``)."""
     from ..evaluation.fidelity import evaluate
 
     out = evaluate(real, synth, schema, test, label, sdmetrics=sdm, baseline=False).summary()

@@ -24,7 +24,7 @@ from scipy.special import ndtri
 from ..errors import InputDataError, ParameterError
 from ..schema.encoding import EncodedDomain
 from .base import R1_LABEL, SyntheticMechanism, register
-from .gauss_pca import DEFAULT_COMPONENTS, GaussPCA, _round_counts
+from .gauss_pca import GaussPCA, _round_counts
 from .privacy import check_delta
 from .zcdp import calibrate_rho, epsilon_for, gaussian_noise_multiplier
 
@@ -278,7 +278,8 @@ class GaussCopula(SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, bins=DEFAULT_BINS,
                  integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, n_components=None, n_classes=None, accounting="auto", domain=None, rng=None):
+                 threshold=DEFAULT_THRESHOLD, n_components=None, n_classes=None, accounting="auto", domain=None,
+                 rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
