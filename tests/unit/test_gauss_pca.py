@@ -239,13 +239,14 @@ def test_secure_source_uses_zcdp_accounting():
 
 # ---- release wiring -------------------------------------------------------------
 
-def test_default_mechanism_is_gauss_pca():
-    assert DEFAULT_MECHANISM == "gauss-pca"
-    assert get_mechanism("gauss-pca").guarantee == "(epsilon,delta)-DP"
+def test_gauss_pca_is_an_epsilon_delta_mechanism():
+    """The default release is gauss-copula, which composes gauss-pca; both are (epsilon, delta)-DP."""
+    assert DEFAULT_MECHANISM == "gauss-copula"
+    assert get_mechanism("gauss-pca").guarantee == get_mechanism(DEFAULT_MECHANISM).guarantee == "(epsilon,delta)-DP"
 
 
 def test_release_with_label_target_and_certificate(small_schema, small_df):
-    res = release(small_df, small_schema, epsilon=1.0, rng=0, n_components=3)
+    res = release(small_df, small_schema, "gauss-pca", epsilon=1.0, rng=0, n_components=3)
     cert = res.certificate.to_dict()
     assert cert["mechanism"] == "gauss-pca" and cert["delta"] == 1e-5
     assert cert["parameters"]["n_classes"] == 2
@@ -260,7 +261,7 @@ def test_release_with_label_target_and_certificate(small_schema, small_df):
     x = rng.random(300)
     df = pd.DataFrame({"x": x, "t": 10 * x})
     with pytest.warns(WeakPrivacyWarning):
-        out = release(df, s, epsilon=1e6, rng=0, n_components=1).data
+        out = release(df, s, "gauss-pca", epsilon=1e6, rng=0, n_components=1).data
     assert list(out.columns) == ["x", "t"]
     assert np.corrcoef(out["x"], out["t"])[0, 1] > 0.95
 
@@ -271,7 +272,7 @@ def test_release_file_two_passes_and_jiang_still_works(tmp_path, small_schema, s
     src = tmp_path / "in.csv"
     small_df.to_csv(src, index=False)
     stages = []
-    cert = release_file(src, small_schema, tmp_path / "out.parquet", epsilon=1.0, rng=0, chunk_rows=64,
+    cert = release_file(src, small_schema, tmp_path / "out.parquet", "gauss-pca", epsilon=1.0, rng=0, chunk_rows=64,
                         progress=lambda s, n: stages.append(s), n_components=3)
     assert "pass 1" in stages and "pass 2" in stages
     assert cert.n_input_records == len(small_df) and cert.mechanism == "gauss-pca"

@@ -42,7 +42,7 @@ def test_default_mechanism_and_mechanism_params(small_schema, small_df):
     syn = Synthesizer(small_schema, epsilon=2.0, rng=1, n_components=2)
     assert syn.get_params()["n_components"] == 2 and syn.get_params()["mechanism"] is None
     out = syn.fit(small_df).sample(10)
-    assert syn.mechanism_.name == "gauss-pca" and list(out.columns) == small_schema.names
+    assert syn.mechanism_.name == "gauss-copula" and list(out.columns) == small_schema.names
 
 
 def test_bad_schema_is_a_schema_error(small_df):

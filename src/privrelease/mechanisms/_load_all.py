@@ -7,6 +7,7 @@ from . import exponential  # noqa: F401
 from . import diffgen  # noqa: F401
 from . import compression  # noqa: F401
 from . import gauss_pca  # noqa: F401
+from . import gauss_copula  # noqa: F401
 from . import jupa  # noqa: F401
 from . import pca_gauss  # noqa: F401
 from . import pca_gauss_baselines  # noqa: F401

@@ -24,7 +24,7 @@ from ..mechanisms import Mechanism, get_mechanism
 from ..mechanisms.privacy import PrivacyCost, check_delta, check_epsilon
 from ..schema import Encoder, Schema
 
-DEFAULT_MECHANISM = "gauss-pca"
+DEFAULT_MECHANISM = "gauss-copula"
 MIN_RECORDS = 2
 EPSILON_WARN_ABOVE = 10.0
 DEFAULT_DELTA_CAP = 1e-5
