@@ -113,3 +113,21 @@ def test_report_renders_in_headless_chromium(report_page, tmp_path):
     assert n == len(SCHEMA["columns"]) + 2 and broken == 0 and errors == []
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line and "probe.html" in line]
     assert console == [], console
+
+
+def test_report_on_the_bundled_example(tmp_path, capsys):
+    """The quick start's report: ``--example adult RELEASED`` takes the bundled real table, schema and test file;
+    giving REAL as well is refused with one line."""
+    from privrelease.datasets import load_example
+
+    df, _ = load_example("adult")
+    df.sample(3000, random_state=0).to_csv(tmp_path / "rel.csv", index=False)  # stands in for a release
+    code, _, err = run_cli(["report", "--example", "adult", str(tmp_path / "rel.csv"), "--out",
+                            str(tmp_path / "r.html")], capsys)
+    assert code == 0, err
+    page = (tmp_path / "r.html").read_text()
+    assert "NOT for publication" in page or "not for publication" in page.lower()
+    assert page.count("<img") >= 11  # one distribution figure per column at least
+    code, _, err = run_cli(["report", "--example", "adult", "a.csv", str(tmp_path / "rel.csv"), "--out",
+                            str(tmp_path / "r2.html")], capsys)
+    assert code == 2 and "--example" in err and not (tmp_path / "r2.html").exists()

@@ -503,12 +503,30 @@ def ledger_cancel(
     _open_ledger(ledger).cancel_pending(entry_id, reason)
     typer.echo(f"entry {entry_id} cancelled")
 
+def _example_inputs(example, real, released, schema, test):
+    """REAL, RELEASED, schema and test file: the bundled ones with ``--example`` (then only RELEASED is given)."""
+    if example is not None:
+        from ..datasets import example_paths
+
+        if schema is not None or test is not None or (real is not None and released is not None):
+            _err("with --example give only RELEASED (the real table, schema and test file are the bundled ones)")
+        released = released or real
+        real, schema = example_paths(example)
+        test = example_paths(example, "test")[0]
+    if real is None or released is None or schema is None:
+        _err("give REAL RELEASED --schema SCHEMA.yaml (or --example adult RELEASED)")
+    return real, released, schema, test
+
+
 @app.command()
 def report(
-    real: Path = typer.Argument(..., help="The real (private) table that was released."),
-    released: Path = typer.Argument(..., help="The released table."),
-    schema: Path = typer.Option(..., "--schema", "-s", help="Schema YAML/JSON of both tables."),
+    real: Optional[Path] = typer.Argument(None, help="The real (private) table that was released."),
+    released: Optional[Path] = typer.Argument(None, help="The released table."),
+    schema: Optional[Path] = typer.Option(None, "--schema", "-s", help="Schema YAML/JSON of both tables."),
     out: Path = typer.Option(..., "--out", "-o", help="The HTML report to write (one self-contained file)."),
+    example: Optional[str] = typer.Option(
+        None, "--example", help="Report on a release of a bundled example (adult): REAL, --schema and --test "
+                                "are the bundled ones; give only RELEASED."),
     test: Optional[Path] = typer.Option(None, "--test", help="Real held-out records for train-on-release scores."),
     label: Optional[str] = typer.Option(None, "--label", help="Label column (default: the schema's label)."),
     certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="The release's certificate JSON."),
@@ -525,6 +543,7 @@ def report(
     from ..io import atomic_write, read_table
     from ..schema import Schema
 
+    real, released, schema, test = _example_inputs(example, real, released, schema, test)
     if out.suffix.lower() not in (".html", ".htm"):
         _err(f"--out {out} must be an .html file")
     if out.is_dir():
@@ -624,19 +643,11 @@ def evaluate_cmd(
                                                                       "wide tables)."),
 ):
     """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
-    from ..datasets import example_paths
     from ..evaluation.fidelity import PRIVATE_NOTICE, evaluate
     from ..io import atomic_write, read_table
     from ..schema import Schema
 
-    if example is not None:
-        if schema is not None or test is not None or (real is not None and released is not None):
-            _err("with --example give only RELEASED (the real table, schema and test file are the bundled ones)")
-        released = released or real
-        real, schema = example_paths(example)
-        test = example_paths(example, "test")[0]
-    if real is None or released is None or schema is None:
-        _err("give REAL RELEASED --schema SCHEMA.yaml (or --example adult RELEASED)")
+    real, released, schema, test = _example_inputs(example, real, released, schema, test)
     if json_out is not None and json_out.is_dir():
         _err(f"--json {json_out} is a directory")
     typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
