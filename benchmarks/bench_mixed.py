@@ -308,6 +308,8 @@ def markdown(result) -> str:
              + f"; elapsed {c.get('elapsed_seconds', 0) / 60:.0f} min on {c['machine']} (shared machine: "
                "times are indicative; compare the ratios within a run).", "",
              "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items()) + "."]
+    if c.get("note"):
+        lines += ["", f"**Note.** {c['note']}"]
     for peer, v in c.get("peer_versions", {}).items():
         lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."]
     lines.append("")
