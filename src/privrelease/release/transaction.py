@@ -35,13 +35,13 @@ class Transaction:
 
     Parameters
     ----------
-    input_path : the private input (no target may be it)
+    input_path : the private input file, or a list of them (no target may be one)
     targets : ``{name: final path}``
     overwrite : replace existing targets (otherwise an existing target is refused)
     private : names of targets only the owner may read (mode 0600)
     """
 
-    def __init__(self, input_path: Path | None, targets: dict, overwrite: bool = False, private: tuple = ()):
+    def __init__(self, input_path, targets: dict, overwrite: bool = False, private: tuple = ()):
         self.targets = {k: Path(v) for k, v in targets.items()}
         self.private = set(private)
         self._check(input_path, overwrite)
@@ -55,8 +55,10 @@ class Transaction:
 
     def _check(self, input_path, overwrite):
         paths = list(self.targets.values())
+        inputs = [] if input_path is None else (
+            [Path(p) for p in input_path] if isinstance(input_path, (list, tuple)) else [Path(input_path)])
         for name, path in self.targets.items():
-            if input_path is not None and _same_file(path, Path(input_path)):
+            if any(_same_file(path, inp) for inp in inputs):
                 raise OutputError(f"the {name} path {path} is the input file; choose another path")
             if path.is_dir():
                 raise OutputError(f"the {name} path {path} is a directory")
