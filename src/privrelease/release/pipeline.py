@@ -22,13 +22,13 @@ import pandas as pd
 from ..engine import SufficientStats, stream_stats
 from ..engine.passes import ChunkPasses, DaskPasses
 from ..errors import InputDataError, ParameterError
-from ..io import file_sha256, table_format
 from ..mechanisms import RowAlignedMechanism
 from ..schema import Schema
 from .certificate import Certificate, ReleaseResult, diagnostics_path, make_certificate, make_diagnostics
 from .construct import DEFAULT_MECHANISM, Plan, construct
+from .emit import check_output, is_dataset, write_table_output
 from .sources import FileSource, check_engine, dask_client, resolve_inputs
-from .output import decode_output, n_draw, synthetic_frames, write_frames
+from .output import decode_output, n_draw
 from .transaction import Transaction, check_ledger_args, ledger_charge
 
 
@@ -144,7 +144,6 @@ def release_file(
     out_path = Path(out_path)
     source = _check_file_args(input_path, out_path, schema, chunk_rows, engine, scheduler, workers)
     check_ledger_args(ledger, dataset_id, budget)
-    fmt = table_format(out_path)
     n = source.count_rows()  # the public n (also checks that the input can be read)
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
     strategy = pick_strategy(plan.mechanism, engine)
@@ -152,16 +151,17 @@ def release_file(
     targets = {"table": out_path}
     if certificate_path is not None:
         targets.update(certificate=Path(certificate_path), diagnostics=diagnostics_path(certificate_path))
-    with Transaction(source.paths, targets, overwrite, private=("diagnostics",)) as tx, \
+    dirs = ("table",) if is_dataset(out_path) else ()
+    with Transaction(source.paths, targets, overwrite, private=("diagnostics",), directories=dirs) as tx, \
             dask_client(scheduler, workers) if engine == "dask" else _no_client() as client:
         with ledger_charge(ledger, dataset_id, budget, plan):
-            fitted = STRATEGIES[strategy](plan, source, _Engine(engine, client), progress)
+            eng = _Engine(engine, client)
+            fitted = STRATEGIES[strategy](plan, source, eng, progress)
             if fitted.n != plan.n:
                 raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
-            frames = _output_frames(plan, fitted, source, m)
-            n_out, cols = write_frames(frames, tx.temp("table"), fmt, str(out_path).lower().endswith(".gz"),
-                                       progress)
-            cert = make_certificate(plan, n_out, cols, file_sha256(tx.temp("table")))
+            n_out, cols, out_hash = write_table_output(plan, fitted, source, eng, m, tx.temp("table"), out_path,
+                                                       progress)
+            cert = make_certificate(plan, n_out, cols, out_hash)
             if certificate_path is not None:
                 tx.write_text("certificate", cert.to_json())
                 tx.write_text("diagnostics",
@@ -174,7 +174,7 @@ def _check_file_args(input_path, out_path: Path, schema, chunk_rows, engine, sch
     check_engine(engine, scheduler, workers)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
         raise ParameterError(f"chunk_rows (--chunk-rows) must be an integer >= 1, got {chunk_rows!r}")
-    table_format(out_path)  # an unsupported output type fails before anything else
+    check_output(out_path)
     return FileSource(resolve_inputs(input_path), schema, int(chunk_rows))
 
 
@@ -192,6 +192,20 @@ class _Engine:
 
     def passes(self, plan: Plan, source: FileSource) -> DaskPasses:
         return DaskPasses(source.dask_partitions(), plan.record_map, client=self.client)
+
+    def compute(self, obj):
+        return DaskPasses([], None, client=self.client).compute(obj)
+
+    def iter_compute(self, tasks: list):
+        """Results of delayed ``tasks`` in order (computed in parallel on a cluster, gathered one by one)."""
+        if self.client is None:
+            for t in tasks:
+                yield self.compute(t)
+            return
+        futures = self.client.compute(tasks)
+        for i, fut in enumerate(futures):
+            yield fut.result()
+            futures[i] = None  # let the cluster forget a part once it is written
 
 
 def pick_strategy(mech, engine: str) -> str:
@@ -263,24 +277,3 @@ def _fit_stream(plan: Plan, source: FileSource, engine, progress) -> Fitted:
 
 STRATEGIES = {"memory": _fit_memory, "statistics": _fit_statistics, "multi-pass": _fit_multi_pass,
               "stream": _fit_stream}
-
-
-def _output_frames(plan: Plan, fitted: Fitted, source: FileSource, m: int | None):
-    """Released tables chunk by chunk: row-aligned transforms of each input chunk, or synthetic draws."""
-    mech, enc, lab = plan.mechanism, plan.encoder, plan.label_encoder
-    if not isinstance(mech, RowAlignedMechanism):
-        return synthetic_frames(mech, m, enc, lab, source.chunk_rows)
-    if fitted.X is not None:
-        step = source.chunk_rows
-        blocks = (fitted.X[s:s + step] for s in range(0, fitted.X.shape[0], step))
-    else:
-        blocks = _encoded_blocks(plan, source)
-    return (decode_output(mech, mech.transform(X), None, enc, None) for X in blocks)
-
-
-def _encoded_blocks(plan: Plan, source: FileSource):
-    """Encoded feature chunks of a fresh pass (row offsets kept, so errors name the file's rows)."""
-    offset = 0
-    for df in source.chunks():
-        yield plan.record_map.encode(df, offset).X
-        offset += len(df)
