@@ -11,10 +11,25 @@ import math
 import numpy as np
 from scipy.stats import beta as _beta
 
+from privrelease.evaluation.audit import HalvedNoiseSource
+
 try:  # pragma: no cover - depends on which foundation modules are present
     from privrelease.evaluation.audit import audit_epsilon as _audit
 except ImportError:  # pragma: no cover
     _audit = None
+
+#: Noise factor of the runs: 1 for the real mechanism, 0.5 for the halved-noise mutant.
+NOISE = {"factor": 1.0}
+
+
+def source(rng):
+    """The run's randomness: the Generator itself, or the mutant source scaling every noise draw."""
+    return rng if NOISE["factor"] == 1 else HalvedNoiseSource(rng, factor=NOISE["factor"])
+
+
+def halve_noise(monkeypatch):
+    """Switch the runs to the mutant (every noise draw of the audited call halved) for this test."""
+    monkeypatch.setitem(NOISE, "factor", 0.5)
 
 
 class _Result:

@@ -20,40 +20,42 @@ docstrings:
   ``|u . (x - x')| = ||u||_1`` reaches ``sqrt(p)``. The statistic is ``(xhat - mu) . u``.
 
 Each test asserts the audit's lower bound stays at or below the claimed epsilon for
-the real mechanism, and exceeds it for a mutant whose noise scale is halved (the
-sensitivity used for calibration halved).
+the real mechanism, and exceeds it for a mutant whose noise scale is halved: the mechanism
+runs on a :class:`~privrelease.evaluation.audit.HalvedNoiseSource` (each audited call makes
+one noise draw, the audited statistic's), so nothing of the mechanism is patched.
 """
 
 from __future__ import annotations
 
 import copy
+import sys
 
 import numpy as np
 import pytest
 
 import privrelease.mechanisms.jiang_pca as jiang_module
 from privrelease.engine import SufficientStats
-from privrelease.evaluation.audit import audit_epsilon
+from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.linalg import upper
 from privrelease.mechanisms import JiangPCA, LaplaceIdentity
 from privrelease.noise import make_source
 from privrelease.schema.encoding import EncodedDomain
 
 EPS = 1.0
-REAL_MOMENT_SENSITIVITY = jiang_module.moment_sensitivity  # before any monkeypatching
+NOISE_FACTOR = 1.0  # 0.5 in the mutant tests (the half_noise fixture)
+
+
+def source(rng):
+    """The seeded source, or the mutant with its noise times NOISE_FACTOR."""
+    return rng if NOISE_FACTOR == 1 else HalvedNoiseSource(rng, factor=NOISE_FACTOR)
+
+
+@pytest.fixture
+def half_noise(monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "NOISE_FACTOR", 0.5)
 
 
 # ---- laplace ---------------------------------------------------------------------------
-
-class HalfNoiseLaplace(LaplaceIdentity):
-    """Mutant: calibrates with half the identity sensitivity (noise scale halved)."""
-
-    def _fit_domain(self, eps, dom):
-        super()._fit_domain(eps, dom)
-        self.sensitivities_["identity_l1"] /= 2
-        self.noise_scales_["identity"] /= 2
-        return self
-
 
 def laplace_pair(p: int):
     other = np.linspace(0.2, 0.8, p)
@@ -62,28 +64,33 @@ def laplace_pair(p: int):
     return d0, d1
 
 
-def laplace_batch(cls, secure=False, eps=EPS):
-    """k independent runs: the rows of a tiled dataset get independent noise (parallel composition)."""
+def laplace_batch(factor, secure=False, eps=EPS):
+    """k independent runs: the rows of a tiled dataset get independent noise (parallel composition).
+
+    ``factor`` < 1: the mutant (the identity release is the mechanism's only draw)."""
 
     def batch(data, rng, k):
-        mech = cls(epsilon=eps, rng=None if secure else rng).fit(data)
+        src = None if secure else rng
+        if factor != 1:
+            src = HalvedNoiseSource(src, factor=factor)
+        mech = LaplaceIdentity(epsilon=eps, rng=src).fit(data)
         out = mech.transform(np.tile(data, (k, 1))).reshape(k, data.shape[0], data.shape[1])
         return np.clip(out[:, 0, :], 0.0, 1.0).sum(axis=1)  # target record's row
 
     return batch
 
 
-def audit_laplace(cls, trials, seed, p=3, secure=False, alpha=0.05):
+def audit_laplace(factor, trials, seed, p=3, secure=False, alpha=0.05):
     d0, d1 = laplace_pair(p)
-    return audit_epsilon(batch=laplace_batch(cls, secure), d0=d0, d1=d1, trials=trials, alpha=alpha, seed=seed,
+    return audit_epsilon(batch=laplace_batch(factor, secure), d0=d0, d1=d1, trials=trials, alpha=alpha, seed=seed,
                          claimed=EPS)
 
 
 def test_laplace_audit_quick():
-    real = audit_laplace(LaplaceIdentity, 20000, seed=1)
+    real = audit_laplace(1.0, 20000, seed=1)
     assert real.epsilon_lower <= EPS, real.summary()
     assert real.epsilon_lower > 0.6, real.summary()  # the audit is tight enough to mean something
-    mutant = audit_laplace(HalfNoiseLaplace, 20000, seed=1)
+    mutant = audit_laplace(0.5, 20000, seed=1)
     assert mutant.epsilon_lower > EPS, mutant.summary()
 
 
@@ -92,18 +99,18 @@ def test_laplace_audit_secure_source():
 
     The secure path is not seeded, so alpha is small (1e-3) to keep the test from flaking.
     """
-    real = audit_laplace(LaplaceIdentity, 30000, seed=None, secure=True, alpha=1e-3)
+    real = audit_laplace(1.0, 30000, seed=None, secure=True, alpha=1e-3)
     assert real.epsilon_lower <= EPS, real.summary()
     assert real.epsilon_lower > 0.5, real.summary()
-    mutant = audit_laplace(HalfNoiseLaplace, 30000, seed=None, secure=True, alpha=1e-3)
+    mutant = audit_laplace(0.5, 30000, seed=None, secure=True, alpha=1e-3)
     assert mutant.epsilon_lower > EPS, mutant.summary()
 
 
 @pytest.mark.slow
 @pytest.mark.ci_slice
 def test_laplace_audit_ci_slice():
-    real = audit_laplace(LaplaceIdentity, 10000, seed=2, p=2)
-    mutant = audit_laplace(HalfNoiseLaplace, 10000, seed=2, p=2)
+    real = audit_laplace(1.0, 10000, seed=2, p=2)
+    mutant = audit_laplace(0.5, 10000, seed=2, p=2)
     assert real.epsilon_lower <= EPS < mutant.epsilon_lower, (real.summary(), mutant.summary())
 
 
@@ -111,8 +118,8 @@ def test_laplace_audit_ci_slice():
 @pytest.mark.parametrize("p", [1, 5])
 def test_laplace_audit_heavy(p):
     """Ten independent audits: the real mechanism is refuted at most once, the mutant every time."""
-    real_refuted = sum(audit_laplace(LaplaceIdentity, 100000, seed=s, p=p, alpha=0.01).caught for s in range(10))
-    mutant_caught = sum(audit_laplace(HalfNoiseLaplace, 100000, seed=s, p=p, alpha=0.01).caught for s in range(10))
+    real_refuted = sum(audit_laplace(1.0, 100000, seed=s, p=p, alpha=0.01).caught for s in range(10))
+    mutant_caught = sum(audit_laplace(0.5, 100000, seed=s, p=p, alpha=0.01).caught for s in range(10))
     assert real_refuted <= 1
     assert mutant_caught == 10
 
@@ -137,7 +144,7 @@ def recovered_moments(mech: JiangPCA) -> np.ndarray:
 def moment_run(base_T: np.ndarray, share: float, eps=EPS):
     def run(data, rng):
         stats = SufficientStats.from_matrix(data)
-        mech = JiangPCA(epsilon=eps, n_components=data.shape[1], moment_share=share, rng=rng).fit_stats(stats)
+        mech = JiangPCA(epsilon=eps, n_components=data.shape[1], moment_share=share, rng=source(rng)).fit_stats(stats)
         return np.clip(recovered_moments(mech) - base_T, 0.0, 1.0).sum()
 
     return run
@@ -148,21 +155,9 @@ def audit_moments(trials, seed, p=1, share=0.9, alpha=0.05):
     base_T = np.concatenate([d0.sum(axis=0), upper(d0.T @ d0)])
     diff = np.concatenate([d1.sum(axis=0), upper(d1.T @ d1)]) - base_T
     assert np.allclose(diff, 1.0)  # every moment entry moves by 1: L1 change = p + p (p + 1) / 2
-    assert np.isclose(diff.sum(), REAL_MOMENT_SENSITIVITY(EncodedDomain.numeric_box(p)))
+    assert np.isclose(diff.sum(), jiang_module.moment_sensitivity(EncodedDomain.numeric_box(p)))
     return audit_epsilon(run=moment_run(base_T, share), d0=d0, d1=d1, trials=trials, alpha=alpha, seed=seed,
                          claimed=EPS)
-
-
-@pytest.fixture
-def half_moment_noise(monkeypatch):
-    real = jiang_module.moment_sensitivity
-    monkeypatch.setattr(jiang_module, "moment_sensitivity", lambda dom: real(dom) / 2)
-
-
-@pytest.fixture
-def half_projection_noise(monkeypatch):
-    real = jiang_module.projection_sensitivity
-    monkeypatch.setattr(jiang_module, "projection_sensitivity", lambda dom, k: real(dom, k) / 2)
 
 
 def test_jiang_moments_audit_quick():
@@ -171,7 +166,7 @@ def test_jiang_moments_audit_quick():
     assert real.epsilon_lower <= 0.9 * EPS, real.summary()
 
 
-def test_jiang_moments_mutant_quick(half_moment_noise):
+def test_jiang_moments_mutant_quick(half_noise):
     mutant = audit_moments(2000, seed=3)
     assert mutant.epsilon_lower > EPS, mutant.summary()
 
@@ -183,7 +178,7 @@ def test_jiang_moments_audit_heavy_p3():
 
 
 @pytest.mark.slow
-def test_jiang_moments_mutant_heavy_p3(half_moment_noise):
+def test_jiang_moments_mutant_heavy_p3(half_noise):
     mutant = audit_moments(30000, seed=4, p=3)
     assert mutant.epsilon_lower > EPS, mutant.summary()
 
@@ -203,7 +198,7 @@ def projection_setup(p: int = 2, n: int = 20000, seed: int = 7, share: float = 0
 def projection_batch(base: JiangPCA):
     def batch(x, rng, k):
         mech = copy.copy(base)
-        mech.source_ = make_source(rng)
+        mech.source_ = make_source(source(rng))
         out = mech.transform(np.tile(x, (k, 1)))
         return (out - mech.mean_) @ mech.components_[0]
 
@@ -223,7 +218,7 @@ def test_jiang_projection_audit_quick():
     assert real.epsilon_lower > 0.5, real.summary()
 
 
-def test_jiang_projection_mutant_quick(half_projection_noise):
+def test_jiang_projection_mutant_quick(half_noise):
     mutant = audit_projection(20000, seed=5)
     assert mutant.epsilon_lower > EPS, mutant.summary()
 
@@ -233,8 +228,7 @@ def test_jiang_projection_mutant_quick(half_projection_noise):
 def test_jiang_projection_ci_slice(monkeypatch):
     real = audit_projection(10000, seed=6)
     assert real.epsilon_lower <= 0.9 * EPS, real.summary()
-    orig = jiang_module.projection_sensitivity
-    monkeypatch.setattr(jiang_module, "projection_sensitivity", lambda dom, k: orig(dom, k) / 2)
+    monkeypatch.setattr(sys.modules[__name__], "NOISE_FACTOR", 0.5)
     mutant = audit_projection(10000, seed=6)
     assert mutant.epsilon_lower > EPS, mutant.summary()
 

@@ -1,5 +1,8 @@
 """Privacy audits of the PCA-Gauss baselines on worst-case neighbours, with halved-noise mutants.
 
+The mutants scale the noise draws of the audited call through the source
+(``pca_audit_helpers.halve_noise``); randomized response is run at twice its epsilon.
+
 blocki-jl is audited in test_blocki_jl_privacy.py: its privacy loss sits in a variance ratio of
 about 1 + 1/(4 w^2), so a halved-w mutant cannot be caught there; that file catches w / 2000.
 """
@@ -11,7 +14,7 @@ import math
 import numpy as np
 import pytest
 
-from pca_audit_helpers import audit, far_side_event
+from pca_audit_helpers import audit, far_side_event, halve_noise, source
 from privrelease.mechanisms import pca_gauss_baselines as B
 from privrelease.noise import make_source
 
@@ -21,26 +24,21 @@ EPS = 1.0
 TRIALS = 3000
 
 
-def _halve(monkeypatch, name):
-    orig = getattr(B, name)
-    monkeypatch.setattr(B, name, lambda *a, **k: orig(*a, **k) / 2)
-
-
-def _check(run, d0, d1, event, monkeypatch, fn, trials=TRIALS):
+def _check(run, d0, d1, event, monkeypatch, trials=TRIALS):
     real = audit(run, d0, d1, event, trials=trials, seed=1)
     assert real.epsilon_lower <= EPS, real.epsilon_lower
-    _halve(monkeypatch, fn)
+    halve_noise(monkeypatch)
     mut = audit(run, d0, d1, event, trials=trials, seed=2)
     assert mut.epsilon_lower > EPS, mut.epsilon_lower
 
 
 def test_compressive(monkeypatch):
     def run(X, rng):
-        m = B.Compressive(EPS, n_components=1, output_space="reduced", rng=rng).fit(X)
+        m = B.Compressive(EPS, n_components=1, output_space="reduced", rng=source(rng)).fit(X)
         return m.transform(X)[0, 0] * m.components_[0, 0]  # r = +-1 (public): shift by exactly 1
 
     X0, X1 = np.array([[0.0], [0.5]]), np.array([[1.0], [0.5]])
-    _check(run, X0, X1, far_side_event([-0.5], [0.5]), monkeypatch, "compressive_sensitivity")
+    _check(run, X0, X1, far_side_event([-0.5], [0.5]), monkeypatch)
 
 
 def test_jiang_public(monkeypatch):
@@ -48,16 +46,15 @@ def test_jiang_public(monkeypatch):
 
     def run(X, rng):
         return B.JiangPublic(EPS, n_components=1, public_components=V, output_space="reduced",
-                             rng=rng).fit(X).transform(X)[0, 0]
+                             rng=source(rng)).fit(X).transform(X)[0, 0]
 
     X0, X1 = np.array([[0.0, 0.0], [0.5, 0.5]]), np.array([[1.0, 1.0], [0.5, 0.5]])
-    _check(run, X0, X1, far_side_event([-1 / math.sqrt(2)], [1 / math.sqrt(2)]), monkeypatch,
-           "projection_l1_sensitivity")
+    _check(run, X0, X1, far_side_event([-1 / math.sqrt(2)], [1 / math.sqrt(2)]), monkeypatch)
 
 
 def test_modips_sums(monkeypatch):
     def run(X, rng):
-        m = B.MODIPS(EPS, shares={"mean": 1e6, "covariance": 1.0}, rng=rng).fit(X)
+        m = B.MODIPS(EPS, shares={"mean": 1e6, "covariance": 1.0}, rng=source(rng)).fit(X)
         return m.means_[0, 0] * X.shape[0]
 
     base = np.full((4, 1), 0.5)
@@ -65,17 +62,8 @@ def test_modips_sums(monkeypatch):
     X0[0], X1[0] = 0.0, 1.0  # sum of u moves by 1 = p1
     real = audit(run, X0, X1, far_side_event([-0.5], [0.5]), trials=TRIALS, seed=1)
     assert real.epsilon_lower <= EPS
-    # mutant: the unlabelled path's sum sensitivity is the domain's max_l1_diff; halve it
-    mut_dom = type("D", (), {"p": 1, "p1": 1, "p2": 0, "max_l1_diff": 0.5})()
-
-    def run_mut(X, rng):
-        m = B.MODIPS(EPS, shares={"mean": 1e6, "covariance": 1.0}, rng=rng)
-        m._check_common(X)
-        st = B.SufficientStats.from_matrix(X - B.CENTRE)
-        m._fit(EPS, mut_dom, st, None)
-        return m.means_[0, 0] * X.shape[0]
-
-    mut = audit(run_mut, X0, X1, far_side_event([-0.5], [0.5]), trials=TRIALS, seed=2)
+    halve_noise(monkeypatch)  # the sums' draw (and the negligible covariance's) halved
+    mut = audit(run, X0, X1, far_side_event([-0.5], [0.5]), trials=TRIALS, seed=2)
     assert mut.epsilon_lower > EPS, mut.epsilon_lower
 
 
@@ -86,12 +74,12 @@ def test_blr_exponential_selection(monkeypatch):
     s0, s1 = np.array([0.0, 0.0]), np.array([du, -du])
 
     def run(scores, rng):
-        return float(B.exponential_select(scores, EPS, B.blr_utility_sensitivity(n), make_source(rng)))
+        return float(B.exponential_select(scores, EPS, B.blr_utility_sensitivity(n), make_source(source(rng))))
 
     event = lambda s: np.asarray(s).ravel() == 1.0  # noqa: E731
     real = audit(run, s0, s1, event, trials=6000, seed=1)
     assert real.epsilon_lower <= EPS
-    _halve(monkeypatch, "blr_utility_sensitivity")
+    halve_noise(monkeypatch)
     mut = audit(run, s0, s1, event, trials=6000, seed=2)
     assert mut.epsilon_lower > EPS, mut.epsilon_lower
 

@@ -3,7 +3,8 @@
 Each neighbour pair realises the sensitivity derivation exactly (see the docstrings of
 ``moment_sensitivities``, ``spectrum_sensitivity``, ``lap_pca_sensitivity``), so the
 claimed epsilon is attained by the far-side event: the real mechanism must stay below
-its claim, and a mutant with half the noise scale must be refuted.
+its claim, and a mutant with half the noise scale must be refuted (the runs' source scales
+every noise draw of the audited call: ``pca_audit_helpers.halve_noise``).
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-from pca_audit_helpers import audit, far_side_event
+from pca_audit_helpers import audit, far_side_event, halve_noise, source
 from privrelease.engine import SufficientStats
-from privrelease.mechanisms import pca_basis, pca_gauss
+from privrelease.mechanisms import pca_basis
 from privrelease.mechanisms.pca_gauss import PCAGMM, PCAGauss, PCAGaussSupervised
 from privrelease.noise import make_source
 
@@ -26,20 +27,10 @@ TRIALS = 3000
 V1 = np.ones((1, 2)) / math.sqrt(2)  # public basis, P = 1, M = 2: z = (x1 + x2 - 1) / sqrt(2), |z| <= R
 
 
-def _halve(monkeypatch, module, name):
-    orig = getattr(module, name)
-
-    def half(*a, **k):
-        v = orig(*a, **k)
-        return {kk: vv / 2 for kk, vv in v.items()} if isinstance(v, dict) else v / 2
-
-    monkeypatch.setattr(module, name, half)
-
-
-def _check(run, d0, d1, event, monkeypatch, module, fn, trials=TRIALS, delta=0.0, eps=EPS):
+def _check(run, d0, d1, event, monkeypatch, trials=TRIALS, delta=0.0, eps=EPS):
     real = audit(run, d0, d1, event, trials=trials, seed=1, delta=delta)
     assert real.epsilon_lower <= eps, f"real mechanism refuted: {real.epsilon_lower}"
-    _halve(monkeypatch, module, fn)
+    halve_noise(monkeypatch)
     mut = audit(run, d0, d1, event, trials=trials, seed=2, delta=delta)
     assert mut.epsilon_lower > eps, f"halved-noise mutant not caught: {mut.epsilon_lower}"
     return real, mut
@@ -51,7 +42,7 @@ def _gmm(shares):
     def run(data, rng):
         X, y = data
         m = PCAGMM(epsilon=EPS, n_components=1, pca_source="public", public_components=V1, output_space="reduced",
-                   n_classes=2, model_shares=shares, rng=rng).fit(X, y)
+                   n_classes=2, model_shares=shares, rng=source(rng)).fit(X, y)
         return run.key(m.released_)
     return run
 
@@ -65,7 +56,7 @@ def test_pca_gmm_counts(monkeypatch):
     run.key = lambda r: r["counts"]
     d0 = (BASE_X, BASE_Y)
     d1 = (BASE_X, np.array([1, 0, 0, 1, 1, 1]))  # one record changes class: counts (3,3) -> (2,4)
-    _check(run, d0, d1, far_side_event([3, 3], [2, 4]), monkeypatch, pca_gauss, "moment_sensitivities")
+    _check(run, d0, d1, far_side_event([3, 3], [2, 4]), monkeypatch)
 
 
 def test_pca_gmm_sums(monkeypatch):
@@ -74,8 +65,7 @@ def test_pca_gmm_sums(monkeypatch):
     R = 0.5 * math.sqrt(2)
     X0 = BASE_X.copy(); X0[0] = 0.0   # z = -R
     X1 = BASE_X.copy(); X1[0] = 1.0   # z = +R: the class-0 sum moves by 2R = 2 sqrt(P) R
-    _check(run, (X0, BASE_Y), (X1, BASE_Y), far_side_event([-R, 0], [R, 0]), monkeypatch, pca_gauss,
-           "moment_sensitivities")
+    _check(run, (X0, BASE_Y), (X1, BASE_Y), far_side_event([-R, 0], [R, 0]), monkeypatch)
 
 
 def test_pca_gmm_second_moments_class_change(monkeypatch):
@@ -83,30 +73,29 @@ def test_pca_gmm_second_moments_class_change(monkeypatch):
     run.key = lambda r: r["second_moment_upper"]
     X = BASE_X.copy(); X[0] = 1.0     # z^2 = R^2 = 1/2
     y1 = BASE_Y.copy(); y1[0] = 1     # moves class: class 0 loses R^2, class 1 gains R^2 = (P + 1) R^2
-    _check(run, (X, BASE_Y), (X, y1), far_side_event([0.5, 0.0], [0.0, 0.5]), monkeypatch, pca_gauss,
-           "moment_sensitivities")
+    _check(run, (X, BASE_Y), (X, y1), far_side_event([0.5, 0.0], [0.0, 0.5]), monkeypatch)
 
 
 # ---- pca-gauss ----------------------------------------------------------------------
 
 def test_pca_gauss_same_data_spectrum(monkeypatch):
     def run(X, rng):
-        return PCAGauss(epsilon=EPS, n_components=1, pca_source="same-data", rng=rng).fit(X).released_[
+        return PCAGauss(epsilon=EPS, n_components=1, pca_source="same-data", rng=source(rng)).fit(X).released_[
             "spectrum_sum_scale"]
 
     X0 = BASE_X.copy()
     X1 = BASE_X.copy(); X1[0] = 1.0   # top eigenvalue of sum u u^T: 0 -> ||u||^2 = M/4 = min(P,2) M/4
-    _check(run, X0, X1, far_side_event([0.0], [0.5]), monkeypatch, pca_gauss, "spectrum_sensitivity")
+    _check(run, X0, X1, far_side_event([0.0], [0.5]), monkeypatch)
 
 
 def test_pca_gauss_independent_basis_second_moment(monkeypatch):
     def run(X, rng):
         return PCAGauss(epsilon=EPS, n_components=1, pca_source="public", public_components=V1,
                         output_space="reduced", model_shares={"mean": 1.0, "covariance": 1e6},
-                        rng=rng).fit(X).released_["second_moment_upper"]
+                        rng=source(rng)).fit(X).released_["second_moment_upper"]
 
     X1 = BASE_X.copy(); X1[0] = 1.0   # z: 0 -> R, sum z^2 moves by R^2 = P R^2
-    _check(run, BASE_X, X1, far_side_event([0.0], [0.5]), monkeypatch, pca_gauss, "moment_sensitivities")
+    _check(run, BASE_X, X1, far_side_event([0.0], [0.5]), monkeypatch)
 
 
 # ---- pca-gauss-supervised ----------------------------------------------------------------
@@ -116,26 +105,24 @@ def test_pca_gauss_supervised_sums(monkeypatch):
         X, t = data
         return PCAGaussSupervised(epsilon=EPS, n_components=1, pca_source="public", public_components=V1,
                                   output_space="reduced", model_shares={"mean": 1e6, "covariance": 1.0},
-                                  rng=rng).fit(X, t).released_["sums"]
+                                  rng=source(rng)).fit(X, t).released_["sums"]
 
     R = 0.5 * math.sqrt(2)
     t = np.full(6, 0.5)
     X0 = BASE_X.copy(); X0[0] = 0.0; t0 = t.copy(); t0[0] = 0.0
     X1 = BASE_X.copy(); X1[0] = 1.0; t1 = t.copy(); t1[0] = 1.0  # (z, t): (-R, -1/2) -> (R, 1/2): 2R + 1
-    _check(run, (X0, t0), (X1, t1), far_side_event([-R, -0.5], [R, 0.5]), monkeypatch, pca_gauss,
-           "moment_sensitivities")
+    _check(run, (X0, t0), (X1, t1), far_side_event([-R, -0.5], [R, 0.5]), monkeypatch)
 
 
 # ---- basis sources ------------------------------------------------------------------------
 
 def test_lap_pca_basis(monkeypatch):
     def run(X, rng):
-        return pca_basis.laplace_basis(SufficientStats.from_matrix(X), 1, EPS, make_source(rng)).released[
+        return pca_basis.laplace_basis(SufficientStats.from_matrix(X), 1, EPS, make_source(source(rng))).released[
             "second_moment_upper"]
 
     X1 = BASE_X.copy(); X1[0] = 1.0   # u = (1/2, 1/2): upper(u u^T) = (1/4, 1/4, 1/4), L1 = M(M+1)/8
-    _check(run, BASE_X, X1, far_side_event([0, 0, 0], [0.25, 0.25, 0.25]), monkeypatch, pca_basis,
-           "lap_pca_sensitivity", trials=4000)
+    _check(run, BASE_X, X1, far_side_event([0, 0, 0], [0.25, 0.25, 0.25]), monkeypatch, trials=4000)
 
 
 def test_analyze_gauss_basis(monkeypatch):
@@ -150,7 +137,7 @@ def test_analyze_gauss_basis(monkeypatch):
     s0, s1 = stats_with([1.0, 0.0]), stats_with([0.0, 1.0])
     # statistic: released upper(A) projected on the shift direction (A_11 - A_00) / sqrt(2)
     def run(st, rng):
-        g = pca_basis.analyze_gauss_basis(st, 1, EPS, 1e-5, make_source(rng)).released["gram_upper"]
+        g = pca_basis.analyze_gauss_basis(st, 1, EPS, 1e-5, make_source(source(rng))).released["gram_upper"]
         return (g[2] - g[0]) / math.sqrt(2)
 
     sigma = pca_basis.analyze_gauss_l2_sensitivity() * pca_basis.gaussian_noise_multiplier(EPS, 1e-5)
@@ -158,6 +145,6 @@ def test_analyze_gauss_basis(monkeypatch):
     event = lambda s: np.asarray(s).ravel() <= thr  # noqa: E731
     real = audit(run, s0, s1, event, trials=40000, seed=3, delta=1e-5)
     assert real.epsilon_lower <= EPS
-    _halve(monkeypatch, pca_basis, "analyze_gauss_l2_sensitivity")
+    halve_noise(monkeypatch)
     mut = audit(run, s0, s1, event, trials=40000, seed=4, delta=1e-5)
     assert mut.epsilon_lower > EPS, mut.epsilon_lower

@@ -160,3 +160,86 @@ def test_shape_mismatch_between_datasets_raises():
 
     with pytest.raises(ParameterError, match="different shapes"):
         audit_epsilon(run=run, d0=2, d1=3, event=lambda s: s[:, 0] > 0, trials=50)
+
+
+# ---- noise transcripts, replay and halved-noise mutants --------------------------------
+
+from privrelease.evaluation.audit import (  # noqa: E402
+    HalvedNoiseSource,
+    TranscriptSource,
+    audit_draw,
+    capture_draw,
+    draw_index,
+    exact_prefix,
+    record_transcript,
+)
+from privrelease.noise import make_source  # noqa: E402
+
+
+class _TwoStep:
+    """Toy mechanism: a Laplace count, then a Gaussian sum whose sensitivity depends on the noisy count."""
+
+    def __init__(self, rng):
+        self.source_ = make_source(rng)
+
+    def fit(self, x):
+        c, sc = self.source_.add_laplace(np.array([float(len(x))]), 1.0, 1.0, coords=1)
+        s, std = self.source_.add_gaussian(np.array([float(np.sum(x))]), 1.0 + 0 * c[0], 2.0, coords=1)
+        self.noise_scales_ = {"count": sc, "sum": std}
+        self.count_, self.sum_ = c, s
+        return self
+
+
+def _fit(x, source):
+    return _TwoStep(source).fit(np.asarray(x, float))
+
+
+def test_transcript_records_and_replays():
+    mech, draws = record_transcript(_fit, [0.0, 1.0], rng=5)
+    assert [d.kind for d in draws] == ["laplace", "gaussian"]
+    assert draws[1].value[0] == 1.0 and draws[1].sensitivity == 1.0 and draws[1].param == 2.0
+    assert np.array_equal(draws[0].output, mech.count_)
+    assert draw_index(draws, mech.noise_scales_, "sum") == 1
+    # the sum's query on another dataset, with the count's release replayed
+    d = capture_draw(_fit, [1.0, 1.0], 1, draws, rng=5)
+    assert d.index == 1 and d.value[0] == 2.0
+    replay = TranscriptSource(9, replay=draws[:1])
+    assert np.array_equal(_fit([1.0], replay).count_, draws[0].output)
+    with pytest.raises(ParameterError, match="never reached"):
+        capture_draw(_fit, [1.0], 2, draws, rng=5)
+    with pytest.raises(ParameterError, match="no noise scale named"):
+        draw_index(draws, mech.noise_scales_, "moments")
+
+
+def test_halved_noise_source_halves_only_the_selected_draw():
+    ref = _fit([0.0], TranscriptSource(1))
+    for k, name in enumerate(("count", "sum")):
+        mut = HalvedNoiseSource(1, draw=k)
+        m = _fit([0.0], mut)
+        assert mut.hits == 1
+        assert m.noise_scales_[name] == pytest.approx(ref.noise_scales_[name] / 2)
+        other = "sum" if name == "count" else "count"
+        assert m.noise_scales_[other] == pytest.approx(ref.noise_scales_[other])
+    g = HalvedNoiseSource(4, draw=0).gumbel(5)
+    assert np.allclose(g, make_source(4).gumbel(5) / 2)  # Gumbel-max at twice the epsilon
+    with pytest.raises(ParameterError):
+        HalvedNoiseSource(1, factor=0)
+
+
+@pytest.mark.parametrize("stat", ["count", "sum"])
+def test_audit_draw_passes_the_real_draw_and_catches_its_mutant(stat):
+    # count: Laplace, epsilon 1 on a one-record change; sum: Gaussian with multiplier 2 (epsilon ~2.2 at 1e-5)
+    claimed, delta = (1.0, 0.0) if stat == "count" else (2.5, 1e-5)
+    d0, d1 = ([0.0], [0.0, 1.0]) if stat == "count" else ([0.0, 0.0], [0.0, 1.0])
+    res = audit_draw(_fit, d0, d1, stat, trials=100_000, claimed=claimed, delta=delta, seed=3)
+    assert res.real.epsilon_lower <= claimed, res.summary()
+    assert res.mutant.epsilon_lower > claimed, res.summary()
+    with pytest.raises(ParameterError, match="same query"):
+        audit_draw(_fit, d0, d0, stat, trials=1000)
+
+
+def test_exact_prefix_fixes_earlier_releases_at_their_exact_values():
+    draws = exact_prefix(_fit, [0.0, 1.0, 1.0], 2, rng=5)
+    assert [d.output[0] for d in draws] == [3.0, 2.0]  # the count, then the sum given the exact count
+    assert all(d.scale == 0.0 for d in draws)
+    assert np.array_equal(_fit([0.0, 1.0, 1.0], TranscriptSource(9, replay=draws)).sum_, [2.0])
