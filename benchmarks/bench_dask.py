@@ -86,7 +86,7 @@ def child(spec: dict) -> dict:
         from distributed import Client, LocalCluster, get_task_stream
 
         with LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
-                          dashboard_address=None, memory_limit=0) as cluster, Client(cluster) as client:
+                          dashboard_address=":0", memory_limit=0) as cluster, Client(cluster) as client:
             client.run(_warm_up)  # a long-lived cluster has the package imported; time the release, not imports
             t0 = time.perf_counter()
             with get_task_stream(client) as ts:

@@ -120,7 +120,7 @@ def dask_client(scheduler: str | None, workers: int | None):
     from distributed import Client, LocalCluster
 
     if workers is not None:
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cl, \
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cl, \
                 Client(cl) as client:
             yield client
         return
