@@ -10,7 +10,8 @@ directory, never in the repository), then releases it with the default mechanism
   named by its scheduler address as ``--scheduler`` would.
 
 A small synthetic output (``--n-synthetic``) keeps the measurement on the passes. Reported per
-run: wall time, records per second (input rows times passes over wall time), peak resident
+run: wall time and CPU time (release process plus workers: on a shared machine the steadier
+measure), records per second (input rows times passes over wall time), peak resident
 memory (``VmHWM``) of the release process and of each Dask worker, the summed compute time of
 the per-partition map tasks and the mean per partition, and the pickled size of one
 partition's statistics (what travels per partition and per tree merge). Every run is a
@@ -65,6 +66,14 @@ def _map_task_times(task_stream) -> list[float]:
     return out
 
 
+def _cpu_s() -> float:
+    """CPU seconds (user + system) of this process so far."""
+    import resource
+
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _warm_up():
     import privrelease.release  # noqa: F401  (numba, scikit-learn, ...: seconds on a loaded machine)
 
@@ -79,20 +88,25 @@ def child(spec: dict) -> dict:
     kw = dict(n_synthetic=spec["n_synthetic"], rng=0, overwrite=True, chunk_rows=spec["chunk_rows"])
     info: dict = {"engine": spec["engine"], "workers": spec["workers"]}
     if spec["engine"] == "local":
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu_s()
         cert = release_file(spec["input"], schema, out, "gauss-pca", 1.0, engine="local", **kw)
         info["wall_s"] = time.perf_counter() - t0
+        info["cpu_s"] = _cpu_s() - c0
     else:
         from distributed import Client, LocalCluster, get_task_stream
 
         with LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
                           dashboard_address=":0", memory_limit=0) as cluster, Client(cluster) as client:
             client.run(_warm_up)  # a long-lived cluster has the package imported; time the release, not imports
-            t0 = time.perf_counter()
+            cpu0 = client.run(_cpu_s)
+            t0, c0 = time.perf_counter(), _cpu_s()
             with get_task_stream(client) as ts:
                 cert = release_file(spec["input"], schema, out, "gauss-pca", 1.0, engine="dask",
                                     scheduler=cluster.scheduler_address, **kw)
             info["wall_s"] = time.perf_counter() - t0
+            info["client_cpu_s"] = _cpu_s() - c0
+            info["worker_cpu_s"] = sorted(v - cpu0[k] for k, v in client.run(_cpu_s).items())
+            info["cpu_s"] = info["client_cpu_s"] + sum(info["worker_cpu_s"])
             times = _map_task_times(ts.data)
             info["map_tasks"] = len(times)
             info["map_compute_s"] = sum(times)
@@ -131,7 +145,7 @@ def main(argv=None):
     ap.add_argument("--chunk-rows", type=int, default=200_000)
     ap.add_argument("--n-synthetic", type=int, default=10_000)
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    ap.add_argument("--data", help="existing dataset folder (with schema.yaml) instead of generating one")
+    ap.add_argument("--data", help="dataset folder (with schema.yaml) to use, generated there if absent")
     ap.add_argument("--out", help="write the results as JSON here")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -141,7 +155,8 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="bench-dask-") as tmp:
         data = Path(args.data) if args.data else Path(tmp) / "data"
         t0 = time.perf_counter()
-        schema = data / "schema.yaml" if args.data else generate(data, args.rows, args.cols, args.files)
+        exists = args.data and (data / "schema.yaml").exists()
+        schema = data / "schema.yaml" if exists else generate(data, args.rows, args.cols, args.files)
         gen_s = time.perf_counter() - t0
         base = {"input": str(data), "schema": str(schema), "tmp": tmp, "chunk_rows": args.chunk_rows,
                 "n_synthetic": args.n_synthetic}

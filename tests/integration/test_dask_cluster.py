@@ -139,3 +139,47 @@ def test_a_worker_lost_mid_release_gives_one_output_and_one_charge(dask_cluster,
     entries = led.history("d")
     assert len(entries) == 1 and entries[0]["status"] == "committed" and led.spent("d").epsilon == 1.0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["killed", "ledger.db", "out", "ref"]
+
+
+def test_cli_releases_a_glob_on_a_named_cluster(dask_cluster, parts_dir, small_schema, tmp_path, capsys):
+    """The same command line with --engine dask --scheduler ADDRESS releases a glob of files into a dataset."""
+    import yaml
+
+    from tests.integration.cli_helpers import run_cli
+
+    schema = tmp_path / "s.yaml"
+    schema.write_text(yaml.safe_dump(small_schema.to_dict()))
+    common = ["release", str(parts_dir / "part-*.parquet"), "--schema", str(schema), "-e", "1", "--seed", "3",
+              "--n-synthetic", "200", "-p", "n_components=2"]
+    code, _, err = run_cli([*common, "--out", str(tmp_path / "here")], capsys)
+    assert code == 0, err
+    code, _, err = run_cli([*common, "--out", str(tmp_path / "there"), "--engine", "dask", "--scheduler",
+                            dask_cluster.scheduler_address], capsys)
+    assert code == 0, err
+    a, b = pd.read_parquet(tmp_path / "here"), pd.read_parquet(tmp_path / "there")
+    assert len(a) == len(b) == 200 and np.allclose(a["score"], b["score"], atol=1e-8)
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--workers", "2"], "need --engine dask"),
+    (["--engine", "dask", "--workers", "0"], "--workers"),
+    (["--engine", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "either --scheduler"),
+])
+def test_cluster_options_are_checked_before_anything_starts(parts_dir, small_schema, tmp_path, extra, needle):
+    from privrelease.errors import ParameterError
+
+    kw = {"--workers": "workers", "--scheduler": "scheduler", "--engine": "engine"}
+    args = {kw[k]: (int(v) if k == "--workers" else v) for k, v in zip(extra[::2], extra[1::2])}
+    with pytest.raises(ParameterError, match=needle):
+        release_file(parts_dir, small_schema, tmp_path / "o", "gauss-pca", 1.0, rng=0, **args)
+    assert not list(tmp_path.iterdir())
+
+
+def test_inputs_that_match_nothing_or_mix_formats_are_refused(parts_dir, tmp_path):
+    (tmp_path / "a.csv").write_text("age\n1\n")
+    (tmp_path / "b.parquet").write_bytes((parts_dir / "part-0.parquet").read_bytes())
+    with pytest.raises(InputDataError, match="mixes formats"):
+        resolve_inputs(tmp_path)
+    with pytest.raises(InputDataError, match="no input file matches"):
+        resolve_inputs(tmp_path / "nothing-*.parquet")
+    assert resolve_inputs(tmp_path / "*.parquet") == [tmp_path / "b.parquet"]

@@ -83,19 +83,19 @@ def _centre_batch(tables, eps, factor=1.0):
     return batch
 
 
-def _audit_centre(client, eps, trials, seed, factor=1.0):
-    d0, d1 = centre_pair()
+def _real_and_mutant(client, pair, make_batch, event, eps, trials, seeds):
+    """The audit of the real mechanism and of its halved-noise mutant on Dask tables of ``pair``."""
+    d0, d1 = pair
     tables = {id(d): DaskTable(d, client) for d in (d0, d1)}
-    return audit_epsilon(batch=_centre_batch(tables, eps, factor), d0=d0, d1=d1, event=centre_event(eps),
-                         trials=trials, seed=seed, delta=1e-5, claimed=eps)
+    return [audit_epsilon(batch=make_batch(tables, eps, factor), d0=d0, d1=d1, event=event, trials=trials,
+                          seed=seed, delta=1e-5, claimed=eps) for factor, seed in zip((1.0, 0.5), seeds)]
 
 
 @pytest.mark.slow
 @pytest.mark.ci_slice
 def test_centre_audit_on_dask_statistics(client):
-    real = _audit_centre(client, 2.0, 30_000, seed=1)
+    real, mutant = _real_and_mutant(client, centre_pair(), _centre_batch, centre_event(2.0), 2.0, 30_000, (1, 2))
     assert real.epsilon_lower <= 2.0, real.summary()
-    mutant = _audit_centre(client, 2.0, 30_000, seed=2, factor=0.5)
     assert mutant.epsilon_lower > 2.0, mutant.summary()
 
 
@@ -122,17 +122,9 @@ def _basis_batch(tables, eps, factor=1.0):
     return batch
 
 
-def _audit_basis(client, eps, trials, seed, factor=1.0):
-    d0, d1 = basis_pair()
-    tables = {id(d): DaskTable(d, client) for d in (d0, d1)}
-    return audit_epsilon(batch=_basis_batch(tables, eps, factor), d0=d0, d1=d1, event=basis_event(eps),
-                         trials=trials, seed=seed, delta=1e-5, claimed=eps)
-
-
 @pytest.mark.slow
 @pytest.mark.ci_slice
 def test_basis_audit_on_dask_statistics(client):
-    real = _audit_basis(client, 2.0, 20_000, seed=5)
+    real, mutant = _real_and_mutant(client, basis_pair(), _basis_batch, basis_event(2.0), 2.0, 20_000, (5, 6))
     assert real.epsilon_lower <= 2.0, real.summary()
-    mutant = _audit_basis(client, 2.0, 20_000, seed=6, factor=0.5)
     assert mutant.epsilon_lower > 2.0, mutant.summary()

@@ -75,7 +75,9 @@ class FileSource:
         return hashlib.sha256(lines.encode()).hexdigest()
 
     def dask_partitions(self) -> list:
-        """The input as delayed pandas partitions (about one per file, more for large files)."""
+        """The input as delayed pandas partitions: CSV in 64 MB blocks, Parquet by row groups of about
+        64 MiB (a worker holds a few copies of its partition while encoding: measured 2.2 GB peak per
+        worker with one 250 MB file per partition)."""
         import dask.dataframe as dd
 
         from ..io.tables import _csv_dtypes
@@ -86,7 +88,7 @@ class FileSource:
             ddf = dd.read_csv(files, dtype=_csv_dtypes(self.schema), skipinitialspace=True,
                               blocksize=None if gz else "64MB")
         else:
-            ddf = dd.read_parquet(files, columns=self.schema.names)
+            ddf = dd.read_parquet(files, columns=self.schema.names, split_row_groups="adaptive", blocksize="64MiB")
         return ddf.to_delayed()
 
 
