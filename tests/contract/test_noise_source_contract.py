@@ -15,7 +15,7 @@ import pytest
 from privrelease.evaluation.audit import HalvedNoiseSource, TranscriptSource
 from privrelease.mechanisms import list_mechanisms
 from privrelease.mechanisms.pca_gauss import PCAGauss
-from privrelease.release import _prepare, build_mechanism
+from privrelease.release import build_mechanism, encoders
 
 DP = [m for m in list_mechanisms() if m.guarantee in ("epsilon-DP", "(epsilon,delta)-DP")]
 #: Noise that does not go through the draw API: blocki-jl's Gaussian JL matrix comes from the
@@ -24,7 +24,7 @@ GENERATOR_NOISE = {"blocki-jl"}
 
 
 def _run(cls, small_schema, small_df, source):
-    enc, lab = _prepare(small_schema, PCAGauss if cls.name == "pca-gauss-supervised" else cls)
+    enc, lab = encoders(small_schema, PCAGauss if cls.name == "pca-gauss-supervised" else cls)
     X = enc.encode(small_df).X
     y = lab.encode(small_df).X.argmax(1) if lab is not None else None
     delta = 1e-5 if cls.uses_delta or cls.guarantee == "(epsilon,delta)-DP" else None

@@ -183,3 +183,14 @@ def test_inputs_that_match_nothing_or_mix_formats_are_refused(parts_dir, tmp_pat
     with pytest.raises(InputDataError, match="no input file matches"):
         resolve_inputs(tmp_path / "nothing-*.parquet")
     assert resolve_inputs(tmp_path / "*.parquet") == [tmp_path / "b.parquet"]
+
+
+def test_workers_option_starts_and_stops_a_local_cluster(parts_dir, small_schema, tmp_path):
+    """``workers=N`` (--workers N) runs the release on a LocalCluster of its own, closed afterwards."""
+    import distributed
+
+    cert = release_file(parts_dir, small_schema, tmp_path / "o.parquet", "gauss-pca", 1.0, rng=1, n_synthetic=50,
+                        n_components=2, engine="dask", workers=1)
+    assert cert.n_input_records == 600 and len(pd.read_parquet(tmp_path / "o.parquet")) == 50
+    with pytest.raises(ValueError):
+        distributed.get_client()  # no client left behind
