@@ -41,3 +41,13 @@ def shared_data():
     if d is None:
         pytest.skip("the real data sets folder (../shared/datasets or $PRIVRELEASE_DATA) is not present")
     return d
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    """A LocalCluster of 2 worker processes (one thread each) for a test module; skipped without
+    dask.distributed. Tests name it by its scheduler address, as ``--scheduler`` does."""
+    distributed = pytest.importorskip("distributed", reason="dask[distributed] is an optional extra")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  memory_limit=0) as cluster:
+        yield cluster

@@ -133,7 +133,7 @@ def test_declared_capabilities_match_the_methods(cls):
     if caps.passes == "statistics":
         assert cls.fit_stats is not RowAlignedMechanism.fit_stats and callable(getattr(cls, "fit_stats", None))
     if caps.passes == "multi-pass":
-        assert callable(getattr(cls, "fit_passes", None)) and callable(getattr(cls, "fit_stats", None))
+        assert callable(getattr(cls, "fit_executor", None)) and callable(getattr(cls, "fit_stats", None))
     if caps.passes == "stream":
         assert callable(getattr(cls, "fit_stream", None))
     if caps.samples_in_chunks or caps.fixed_output_rows:

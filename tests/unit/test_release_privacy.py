@@ -41,27 +41,27 @@ def test_one_pass_fit_stats_refuses_statistics_of_unscaled_rows(ball_schema):
 
 
 @pytest.mark.parametrize("engine", ["local", "dask"])
-def test_every_engine_scales_rows_before_the_one_pass_fit(tmp_path, ball_schema, engine, monkeypatch):
+def test_every_engine_scales_rows_before_the_centre_pass(tmp_path, ball_schema, engine, monkeypatch):
     """Defect 1: with --engine dask, gauss-pca fell back to its one-pass fit on statistics of unscaled rows
-    (mean 1.0 here); every engine now runs the same per-record map, so the sums are of rows scaled into
-    the ball (mean 0.1)."""
+    (mean 1.0 here); every engine now runs gauss-pca's own passes with the same per-chunk maps, so the
+    centre pass sums rows scaled into the ball (mean 0.1) and the clipped pass follows."""
     if engine == "dask":
         pytest.importorskip("dask.dataframe", reason="dask[dataframe] is an optional extra")
     seen = []
-    original = gp.GaussPCA.fit_stats
+    original = gp.GaussPCA.fit_centre
 
-    def spy(self, stats, p=None):
-        seen.append(stats)
-        return original(self, stats, p)
+    def spy(self, n, s1, sq_norm_sum, **kw):
+        seen.append((n, s1.copy(), kw))
+        return original(self, n, s1, sq_norm_sum, **kw)
 
-    monkeypatch.setattr(gp.GaussPCA, "fit_stats", spy)
+    monkeypatch.setattr(gp.GaussPCA, "fit_centre", spy)
     src = tmp_path / "in.parquet"
     write_table(_ones(), src)
-    release_file(src, ball_schema, tmp_path / "out.csv", "gauss-pca", 1.0, rng=0, engine=engine, n_components=1)
-    first = seen[0]  # local: the multi-pass fit's clipped statistics; dask: the one-pass statistics
-    if engine == "dask":
-        assert math.isclose(first.s1[0] / first.n, 0.1)  # was 1.0: rows not scaled into the ball
-        assert first.preprocessing == (("row_norm_bound", 0.1),)
+    cert = release_file(src, ball_schema, tmp_path / "out.csv", "gauss-pca", 1.0, rng=0, engine=engine,
+                        n_components=1)
+    n, s1, kw = seen[0]
+    assert n == 400 and math.isclose(s1[0] / n, 0.1)  # was 1.0 on dask: rows not scaled into the ball
+    assert not kw.get("one_pass") and cert.extra["passes"] >= 2
 
 
 def test_streamed_and_in_memory_maps_agree(small_schema, small_df, tmp_path):

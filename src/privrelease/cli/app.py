@@ -64,7 +64,8 @@ def _main(
 
 @app.command()
 def release(
-    input: Optional[Path] = typer.Argument(None, help="Input table (.csv, .csv.gz or .parquet)."),
+    input: Optional[str] = typer.Argument(
+        None, help="Input table (.csv, .csv.gz or .parquet), a directory of them or a quoted glob ('parts/*.parquet')."),
     schema: Optional[Path] = typer.Option(None, "--schema", "-s", help="Schema YAML/JSON (public bounds and levels)."),
     example: Optional[str] = typer.Option(None, "--example", help="Use a bundled example instead of INPUT/--schema: adult."),
     mechanism: Optional[str] = typer.Option(None, "--mechanism", "-m", help="Mechanism name (see `privrelease mechanisms`)."),
@@ -86,7 +87,12 @@ def release(
         None, "--budget", help="Total budget of the dataset in the ledger, declared at its first release: EPSILON or "
                                "EPSILON,DELTA (default total delta min(1e-4, 1/n))."),
     chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="Rows per streamed chunk."),
-    engine: str = typer.Option("local", "--engine", help="Statistics pass: local (streamed chunks) or dask."),
+    engine: str = typer.Option("local", "--engine", help="local (streamed chunks) or dask (the passes run on Dask "
+                                                          "partitions; only the statistics travel)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="With --engine dask: address of an existing "
+                                                                       "dask.distributed scheduler (tcp://HOST:PORT)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="With --engine dask: start a local cluster of N "
+                                                                   "worker processes for this release."),
     accept_distributional_privacy: bool = typer.Option(
         False, "--accept-distributional-privacy",
         help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
@@ -129,8 +135,8 @@ def release(
             cert = release_file(
                 input, sch, out, name, epsilon, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
                 n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-                budget=budget, chunk_rows=chunk_rows, progress=bar, engine=engine, overwrite=overwrite,
-                **_parse_params(param),
+                budget=budget, chunk_rows=chunk_rows, progress=bar, engine=engine, scheduler=scheduler,
+                workers=workers, overwrite=overwrite, **_parse_params(param),
             )
         finally:
             bar.close()

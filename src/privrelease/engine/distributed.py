@@ -14,19 +14,15 @@ from .record_map import RecordMap
 from .stats import SufficientStats
 
 
-def dask_stats(ddf, record_map: RecordMap, scheduler: str | None = None) -> SufficientStats:
-    """Statistics of a ``dask.dataframe.DataFrame`` (or anything with ``to_delayed()``).
+def dask_stats(ddf, record_map: RecordMap, scheduler: str | None = None, client=None) -> SufficientStats:
+    """Statistics of a ``dask.dataframe.DataFrame`` (or anything with ``to_delayed()``), computed
+    on ``client`` (a ``distributed.Client``) or the local ``scheduler``.
 
     Row offsets are not known per partition, so error messages report rows within the
     partition.
     """
-    import dask
+    from .passes import DaskPasses
 
-    parts = [dask.delayed(record_map.stats)(d) for d in ddf.to_delayed()]
-    while len(parts) > 1:  # pairwise tree reduction
-        parts = [dask.delayed(SufficientStats.merge)(a, b) if b is not None else a
-                 for a, b in zip(parts[::2], parts[1::2] + [None] * (len(parts) % 2))]
-    if not parts:
-        return record_map.empty()
-    (result,) = dask.compute(parts[0], scheduler=scheduler)
-    return result
+    ex = DaskPasses(ddf.to_delayed(), record_map, client=client, scheduler=scheduler)
+    st = ex.map_frames(record_map.stats, SufficientStats.merge)
+    return st if st is not None else record_map.empty()

@@ -60,9 +60,9 @@ class Capabilities:
         ``"memory"``: ``fit(X, y)`` on the whole encoded table;
         ``"statistics"``: ``fit_stats(stats)`` on one pass of mergeable statistics (row-aligned
         mechanisms then ``transform`` chunk by chunk in a second pass);
-        ``"multi-pass"``: ``fit_passes(make_chunks)``, which reads fresh chunk iterators as often
-        as it needs (memory flat in n); its one-pass ``fit_stats`` serves engines that compute
-        only statistics;
+        ``"multi-pass"``: ``fit_executor(passes)``, which runs as many passes as it needs on a
+        :mod:`privrelease.engine.passes` executor (streamed chunks or Dask partitions; memory
+        flat in n), each a per-chunk map to mergeable sums and a noisy step on their total;
         ``"stream"``: ``fit_stream(make_chunks)`` on encoded feature chunks (no labels).
     samples_in_chunks : ``sample(k)`` called repeatedly draws from the same fitted model, so a
         large synthetic output is drawn and written chunk by chunk.

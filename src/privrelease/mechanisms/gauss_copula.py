@@ -567,6 +567,12 @@ class GaussCopula(SyntheticMechanism):
         raise ParameterError(f"mechanism '{self.name}' needs a marginal pass before its moments; one pass of "
                              f"statistics cannot fit it: use --engine local")
 
+    def fit_executor(self, passes):
+        """Not yet available on a cluster: the latent transform of the mixture's passes depends on the
+        released marginals, and its per-chunk map is not written as a pass executor's map."""
+        raise ParameterError(f"mechanism '{self.name}' does not run its passes on the dask engine yet; use "
+                             f"--engine local, or --mechanism gauss-pca on a cluster")
+
     def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
         """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call.
 

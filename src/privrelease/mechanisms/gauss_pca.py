@@ -11,10 +11,12 @@ radius whatever the dimension (T2); it accounts in zero-concentrated DP and conv
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
+from ..engine.passes import ChunkPasses
 from ..engine.preprocess import scale_rows_to_ball
 from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
@@ -401,58 +403,43 @@ class GaussPCA(SyntheticMechanism):
         return self.fit_passes(lambda: iter([(X, y)]))
 
     def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
-        """Two streaming passes: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs each time.
+        """Streaming passes: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs each time
+        (see :meth:`fit_executor`)."""
+        return self.fit_executor(ChunkPasses(make_chunks))
 
-        Pass 1 accumulates n, ``sum x``, ``sum ||x||^2`` (O(p) per record); pass 2 the
-        per-class statistics of the clipped rows (O(p^2) per record). Memory O(C p^2).
+    def fit_executor(self, passes):
+        """Fit by running the passes on ``passes`` (a :mod:`privrelease.engine.passes` executor:
+        streamed chunks locally, or partitions on a Dask cluster).
+
+        Pass 1 maps each encoded chunk to n, ``sum x``, ``sum ||x||^2`` (O(p) per record); pass 2
+        to the per-class statistics of the clipped rows (O(p^2) per record); with class centring,
+        pass 3 to the within-class second moments. The maps (row scaling, clipping) run where the
+        chunks are; the noise is added here, on the merged sums. Memory O(C p^2).
         """
         B = self.row_norm_bound
-        n, s1, sq, labelled, p = 0, None, 0.0, False, None
-        for X, y in make_chunks():
-            X = self._check_chunk(X)
-            if B is not None:
-                X = scale_rows_to_ball(X, float(B))
-            if s1 is None:
-                p = X.shape[1]
-                s1 = np.zeros(p)
-            n += X.shape[0]
-            s1 += X.sum(axis=0)
-            sq += float(np.einsum("ij,ij->", X, X))
-            labelled = labelled or y is not None
-        if s1 is None or n == 0:
+        first = passes.run(partial(_centre_pass_map, bound=B))
+        if first is None or first[0] == 0:
             raise InputDataError("the input has no records")
-        self.fit_centre(n, s1, sq, labelled=labelled)
-        n_classes = self._n_classes_from_chunks(make_chunks) if labelled else None
-        stats = SufficientStats(p=p)
-        for X, y in make_chunks():
-            X = self._check_chunk(X)
-            Z = clip_rows(X, self.centre_, self.radius_, B)
-            stats.update(Z, None if y is None else np.asarray(y, dtype=int), n_classes)
-        self._make_chunks = make_chunks if (self.centring == "class" and labelled) else None
+        n, s1, sq, labelled = first
+        labelled = bool(labelled)
+        self.fit_centre(int(n), s1, float(sq), labelled=labelled)
+        n_classes = self._n_classes_from_passes(passes) if labelled else None
+        stats = passes.run(partial(_clipped_stats_map, centre=self.centre_, radius=self.radius_, bound=B,
+                                   n_classes=n_classes), merge=SufficientStats.merge)
+        self._passes = passes if (self.centring == "class" and labelled) else None
         try:
             return self.fit_stats(stats)
         finally:
-            self._make_chunks = None
+            self._passes = None
 
-    def _n_classes_from_chunks(self, make_chunks):
+    def _n_classes_from_passes(self, passes):
         if self.n_classes is not None:
             return self._check_int(self.n_classes, "n_classes", 1)
         # Without a declared number of classes the largest code is read from the data; the
         # release always passes the schema's level count, so this is only for direct use.
-        k = 0
-        for _, y in make_chunks():
-            if y is not None and len(y):
-                k = max(k, int(np.max(y)) + 1)
+        k = passes.run(_label_count_map, merge=max) or 0
         self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
         return k
-
-    def _check_chunk(self, X):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or not np.all(np.isfinite(X)):
-            raise InputDataError("X must be a finite 2-d encoded matrix")
-        if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
-            raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
-        return X
 
     def fit_centre(self, n: int, s1: np.ndarray, sq_norm_sum: float | None, labelled: bool = False,
                    radius_mode=None, one_pass: bool = False):
@@ -584,7 +571,7 @@ class GaussPCA(SyntheticMechanism):
         S1 = S1_full @ V  # C x P (post-processing of the released sums)
         S2 = np.stack([V.T @ c.s2 @ V for c in cls])  # C x P x P
         iu = np.triu_indices(P)
-        within = getattr(self, "_make_chunks", None) is not None and C > 1
+        within = getattr(self, "_passes", None) is not None and C > 1
         if within:
             W2, R_w = self._within_class_pass(V, S1, counts, cls, C, P, R)
         else:
@@ -652,16 +639,8 @@ class GaussPCA(SyntheticMechanism):
         T = float(self._gauss(np.array([T]), 4.0 * R**2, "within_radius", coords=1)[0])
         rms = math.sqrt(max(T, 0.0) / self.n_)
         R_w = float(min(max(float(self.radius_factor) * rms, 1e-3 * R), 2.0 * R))
-        W2 = np.zeros((C, P, P))
-        B = self.row_norm_bound
-        for X, y in self._make_chunks():
-            X = self._check_chunk(X)
-            y = np.asarray(y, dtype=int)
-            Tm = clip_rows(X, self.centre_, self.radius_, B) @ V - m[y]
-            Wc = Tm * np.minimum(1.0, R_w / np.maximum(np.linalg.norm(Tm, axis=1), 1e-300))[:, None]
-            for c in range(C):
-                Wk = Wc[y == c]
-                W2[c] += Wk.T @ Wk
+        W2 = self._passes.run(partial(_within_moments_map, centre=self.centre_, radius=self.radius_,
+                                      bound=self.row_norm_bound, basis=V, class_means=m, within_radius=R_w))
         iu = np.triu_indices(P)
         W2u = self._gauss(W2[:, iu[0], iu[1]], moment_sensitivity(R_w), "moments", coords=P * (P + 1))
         self.class_centres_ = m
@@ -750,6 +729,48 @@ def _mean_direction_basis(S1_full, counts, A_noisy, P):
     N = U[:, k:]  # orthonormal basis of the complement
     _, W = sorted_eigh(N.T @ A_noisy @ N, P - k)
     return fix_signs(np.hstack([U[:, :k], N @ W]))
+
+
+# ---- the per-chunk maps of the passes (module level: they run on Dask workers) ------------
+def _checked_chunk(X) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or not np.all(np.isfinite(X)):
+        raise InputDataError("X must be a finite 2-d encoded matrix")
+    if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+        raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+    return X
+
+
+def _centre_pass_map(X, y, bound):
+    """Pass 1 of one chunk: (records, sum x, sum ||x||^2, has labels) after scaling into the ball."""
+    X = _checked_chunk(X)
+    if bound is not None:
+        X = scale_rows_to_ball(X, float(bound))
+    return X.shape[0], X.sum(axis=0), float(np.einsum("ij,ij->", X, X)), int(y is not None)
+
+
+def _label_count_map(X, y):
+    return int(np.max(y)) + 1 if y is not None and len(y) else 0
+
+
+def _clipped_stats_map(X, y, centre, radius, bound, n_classes):
+    """Pass 2 of one chunk: per-class statistics of the rows clipped around the DP centre."""
+    Z = clip_rows(_checked_chunk(X), centre, radius, bound)
+    st = SufficientStats(p=Z.shape[1])
+    return st.update(Z, None if y is None else np.asarray(y, dtype=int), n_classes)
+
+
+def _within_moments_map(X, y, centre, radius, bound, basis, class_means, within_radius):
+    """Pass 3 of one chunk: per-class second moments of ``clip(V^T z - m_y, R_w)``."""
+    y = np.asarray(y, dtype=int)
+    Tm = clip_rows(_checked_chunk(X), centre, radius, bound) @ basis - class_means[y]
+    Wc = Tm * np.minimum(1.0, within_radius / np.maximum(np.linalg.norm(Tm, axis=1), 1e-300))[:, None]
+    C, P = class_means.shape
+    W2 = np.zeros((C, P, P))
+    for c in range(C):
+        Wk = Wc[y == c]
+        W2[c] += Wk.T @ Wk
+    return W2
 
 
 def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:

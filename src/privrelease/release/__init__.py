@@ -4,7 +4,10 @@
 * :mod:`.pipeline`: :func:`release` (in memory) and :func:`release_file` (streamed, local or Dask);
 * :mod:`.certificate`: the publishable :class:`Certificate` and the private diagnostics;
 * :mod:`.transaction`: outputs and ledger charge as one transaction;
-* :mod:`.output`: decoding, chunked drawing and writing of released records.
+* :mod:`.output`: decoding and writing of released records;
+* :mod:`.sources`: input files (a file, a directory, a glob) and the engine (local, Dask cluster);
+* :mod:`.parts`: released records part by part (per-part noise sources), on the client or a worker;
+* :mod:`.emit`: the released table as one file or a Parquet dataset of part files.
 """
 
 from .certificate import Certificate, PrivateDiagnostics, ReleaseResult, _jsonable, diagnostics_path

@@ -49,23 +49,6 @@ def n_draw(mech, n_synthetic, n):
     return n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
 
 
-def synthetic_frames(mech, m: int | None, enc, lab, chunk_rows: int):
-    """Decoded synthetic records, ``chunk_rows`` at a time when the mechanism declares
-    ``samples_in_chunks`` (then output memory does not grow with ``m``); otherwise one call
-    (e.g. a posterior draw per ``sample`` call, or a size fixed by the mechanism: ``m`` None)."""
-    if m is None or not mech.capabilities.samples_in_chunks:
-        Xs, ys = mech.sample(m)
-        yield decode_output(mech, Xs, ys, enc, lab)
-        return
-    step = max(int(chunk_rows), 1)
-    done = 0
-    while done < m:
-        k = min(step, m - done)
-        Xs, ys = mech.sample(k)
-        yield decode_output(mech, Xs, ys, enc, lab)
-        done += k
-
-
 def write_frames(frames: Iterable[pd.DataFrame], path: Path, fmt: str, gzip_csv: bool = False,
                  progress: Callable[[str, int], None] | None = None) -> tuple[int, list]:
     """Write an iterator of DataFrames into ``path`` (CSV or Parquet); return (rows, columns)."""

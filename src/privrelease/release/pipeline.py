@@ -10,6 +10,7 @@ output is in place.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,18 +19,20 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..engine import stream_stats
+from ..engine import SufficientStats, stream_stats
+from ..engine.passes import DaskPasses
 from ..errors import InputDataError, ParameterError
-from ..io import file_sha256, iter_table_chunks, table_format, warn_extra_columns
-from ..io.tables import count_rows, table_columns
+from ..io import warn_extra_columns
+from ..io.tables import table_columns
 from ..mechanisms import RowAlignedMechanism
 from ..schema import Schema
 from .certificate import Certificate, ReleaseResult, diagnostics_path, make_certificate, make_diagnostics
 from .construct import DEFAULT_MECHANISM, Plan, construct
-from .output import decode_output, n_draw, synthetic_frames, write_frames
+from .emit import check_output, is_dataset, write_table_output
+from .sources import FileSource, check_engine, dask_client, resolve_inputs
+from .output import decode_output, n_draw
 from .transaction import Transaction, check_ledger_args, ledger_charge
 
-ENGINES = ("local", "dask")
 
 
 # ---- in-memory release --------------------------------------------------------------
@@ -97,29 +100,6 @@ def release(
 # ---- file release ----------------------------------------------------------------------
 
 @dataclass
-class FileSource:
-    """The input file, read in chunks as often as a strategy needs."""
-
-    path: Path
-    schema: Schema
-    chunk_rows: int
-
-    def chunks(self):
-        return iter_table_chunks(self.path, self.schema, self.chunk_rows)
-
-    def dask_frame(self):
-        import dask.dataframe as dd
-
-        from ..io.tables import _csv_dtypes
-
-        if table_format(self.path) == "csv":
-            gz = str(self.path).lower().endswith(".gz")
-            return dd.read_csv(str(self.path), dtype=_csv_dtypes(self.schema), skipinitialspace=True,
-                               blocksize=None if gz else "64MB")
-        return dd.read_parquet(str(self.path), columns=self.schema.names)
-
-
-@dataclass
 class Fitted:
     """What a fitting strategy leaves: the records seen, their clip counts, the matrix if held in memory."""
 
@@ -171,6 +151,8 @@ def release_file(
     chunk_rows: int = 200_000,
     progress: Callable[[str, int], None] | None = None,
     engine: str = "local",
+    scheduler: str | None = None,
+    workers: int | None = None,
     overwrite: bool = False,
     **params,
 ) -> Certificate:
@@ -178,17 +160,21 @@ def release_file(
 
     The table, the certificate (``certificate_path``), the private diagnostics beside it
     (``NAME.private-diagnostics.json``) and the ledger charge all succeed or none does.
-    Every output is checked before the data are read: none may be the input, an existing
-    one needs ``overwrite=True``, its folder must be writable. ``engine="dask"`` computes
-    the statistics pass with Dask, running the same per-record map as the local engine.
+    Every output is checked before the data are read: none may be an input, an existing
+    one needs ``overwrite=True``, its folder must be writable.
+
+    ``input_path`` is a CSV/Parquet file, a directory of them or a glob pattern.
+    ``engine="dask"`` runs the mechanism's passes on Dask partitions: each partition is
+    encoded and mapped (the same per-record map as the local engine) where it lives and only
+    the merged statistics come back; ``scheduler`` names an existing ``dask.distributed``
+    cluster, ``workers`` starts a local cluster of that many processes for the release.
     Other parameters as in :func:`release`.
     """
-    input_path, out_path = Path(input_path), Path(out_path)
-    source = _check_file_args(input_path, out_path, schema, chunk_rows, engine)
+    out_path = Path(out_path)
+    source = _check_file_args(input_path, out_path, schema, chunk_rows, engine, scheduler, workers)
     check_ledger_args(ledger, dataset_id, budget)
-    fmt = table_format(out_path)
-    n = count_rows(input_path, schema)  # the public n (also checks that the input can be read)
-    warn_extra_columns(table_columns(input_path), schema, str(input_path))
+    n = source.count_rows()  # the public n (also checks that the input can be read)
+    warn_extra_columns(table_columns(source.paths[0]), schema, str(input_path))
     if hasattr(progress, "total"):  # a progress bar shows the share done and the time left
         progress.total = n
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
@@ -197,43 +183,62 @@ def release_file(
     targets = {"table": out_path}
     if certificate_path is not None:
         targets.update(certificate=Path(certificate_path), diagnostics=diagnostics_path(certificate_path))
-    with Transaction(input_path, targets, overwrite, private=("diagnostics",)) as tx:
+    dirs = ("table",) if is_dataset(out_path) else ()
+    with Transaction(source.paths, targets, overwrite, private=("diagnostics",), directories=dirs) as tx, \
+            dask_client(scheduler, workers) if engine == "dask" else _no_client() as client:
         with ledger_charge(ledger, dataset_id, budget, plan):
-            fitted = STRATEGIES[strategy](plan, source, engine, progress)
+            eng = _Engine(engine, client)
+            fitted = STRATEGIES[strategy](plan, source, eng, progress)
             if fitted.n != plan.n:
                 raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
             warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
-            frames = _output_frames(plan, fitted, source, m)
-            n_out, cols = write_frames(frames, tx.temp("table"), fmt, str(out_path).lower().endswith(".gz"),
-                                       progress)
-            cert = make_certificate(plan, n_out, cols, file_sha256(tx.temp("table")))
+            n_out, cols, out_hash = write_table_output(plan, fitted, source, eng, m, tx.temp("table"), out_path,
+                                                       progress)
+            cert = make_certificate(plan, n_out, cols, out_hash)
             if certificate_path is not None:
                 tx.write_text("certificate", cert.to_json())
                 tx.write_text("diagnostics",
-                              make_diagnostics(plan, fitted.clip_counts, file_sha256(input_path)).to_json())
+                              make_diagnostics(plan, fitted.clip_counts, source.sha256()).to_json())
             tx.commit()
     return cert
 
 
-def _check_file_args(input_path: Path, out_path: Path, schema, chunk_rows, engine) -> FileSource:
-    if engine not in ENGINES:
-        raise ParameterError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "dask":
-        try:
-            import dask.dataframe  # noqa: F401
-        except ImportError:
-            raise ParameterError("--engine dask needs the optional dependency dask[dataframe] "
-                                 "(pip install 'privrelease[dask]')") from None
+def _check_file_args(input_path, out_path: Path, schema, chunk_rows, engine, scheduler, workers) -> FileSource:
+    check_engine(engine, scheduler, workers)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
         raise ParameterError(f"chunk_rows (--chunk-rows) must be an integer >= 1, got {chunk_rows!r}")
-    table_format(out_path)  # an unsupported output type fails before anything else
-    if not input_path.exists():
-        raise InputDataError(f"input file {input_path} does not exist")
-    if input_path.is_dir():
-        raise InputDataError(f"input {input_path} is a directory; give a CSV or Parquet file")
-    if input_path.stat().st_size == 0:
-        raise InputDataError(f"input file {input_path} is empty (no header, no records)")
-    return FileSource(input_path, schema, int(chunk_rows))
+    check_output(out_path)
+    return FileSource(resolve_inputs(input_path), schema, int(chunk_rows))
+
+
+@contextlib.contextmanager
+def _no_client():
+    yield None
+
+
+@dataclass(frozen=True)
+class _Engine:
+    """The engine a strategy runs its passes on (a distributed client, or None for Dask's default)."""
+
+    name: str
+    client: object = None
+
+    def passes(self, plan: Plan, source: FileSource) -> DaskPasses:
+        return DaskPasses(source.dask_partitions(), plan.record_map, client=self.client)
+
+    def compute(self, obj):
+        return DaskPasses([], None, client=self.client).compute(obj)
+
+    def iter_compute(self, tasks: list):
+        """Results of delayed ``tasks`` in order (computed in parallel on a cluster, gathered one by one)."""
+        if self.client is None:
+            for t in tasks:
+                yield self.compute(t)
+            return
+        futures = self.client.compute(tasks)
+        for i, fut in enumerate(futures):
+            yield fut.result()
+            futures[i] = None  # let the cluster forget a part once it is written
 
 
 def pick_strategy(mech, engine: str) -> str:
@@ -241,8 +246,8 @@ def pick_strategy(mech, engine: str) -> str:
     passes = mech.release_passes()
     if engine == "local":
         return passes
-    if passes in ("statistics", "multi-pass"):  # multi-pass: its one-pass fit_stats on the same per-record map
-        return "statistics"
+    if passes in ("statistics", "multi-pass"):  # each pass's map runs on the partitions
+        return passes
     raise ParameterError(f"mechanism '{mech.name}' (with these parameters) fits on the records themselves, which "
                          f"the dask engine does not distribute; use --engine local")
 
@@ -261,10 +266,9 @@ def _fit_memory(plan: Plan, source: FileSource, engine, progress) -> Fitted:
 
 
 def _fit_statistics(plan: Plan, source: FileSource, engine, progress) -> Fitted:
-    if engine == "dask":
-        from ..engine.distributed import dask_stats
-
-        stats = dask_stats(source.dask_frame(), plan.record_map)
+    if engine.name == "dask":
+        stats = engine.passes(plan, source).map_frames(plan.record_map.stats, SufficientStats.merge)
+        stats = stats if stats is not None else plan.record_map.empty()
     else:
         stats = stream_stats(source.chunks(), plan.record_map,
                              progress=(lambda k: progress("statistics", k)) if progress else None)
@@ -310,6 +314,10 @@ def _encoded_passes(plan: Plan, source: FileSource, progress, labels: bool):
 
 
 def _fit_multi_pass(plan: Plan, source: FileSource, engine, progress) -> Fitted:
+    if engine.name == "dask":
+        executor = engine.passes(plan, source)
+        plan.mechanism.fit_executor(executor)
+        return Fitted(*executor.passes[0])  # every pass re-counts the same clips: report the first
     make_chunks, passes = _encoded_passes(plan, source, progress, labels=True)
     plan.mechanism.fit_passes(make_chunks)
     n, clips, per_class = passes[0]  # every pass re-counts the same clips: report the first
@@ -325,24 +333,3 @@ def _fit_stream(plan: Plan, source: FileSource, engine, progress) -> Fitted:
 
 STRATEGIES = {"memory": _fit_memory, "statistics": _fit_statistics, "multi-pass": _fit_multi_pass,
               "stream": _fit_stream}
-
-
-def _output_frames(plan: Plan, fitted: Fitted, source: FileSource, m: int | None):
-    """Released tables chunk by chunk: row-aligned transforms of each input chunk, or synthetic draws."""
-    mech, enc, lab = plan.mechanism, plan.encoder, plan.label_encoder
-    if not isinstance(mech, RowAlignedMechanism):
-        return synthetic_frames(mech, m, enc, lab, source.chunk_rows)
-    if fitted.X is not None:
-        step = source.chunk_rows
-        blocks = (fitted.X[s:s + step] for s in range(0, fitted.X.shape[0], step))
-    else:
-        blocks = _encoded_blocks(plan, source)
-    return (decode_output(mech, mech.transform(X), None, enc, None) for X in blocks)
-
-
-def _encoded_blocks(plan: Plan, source: FileSource):
-    """Encoded feature chunks of a fresh pass (row offsets kept, so errors name the file's rows)."""
-    offset = 0
-    for df in source.chunks():
-        yield plan.record_map.encode(df, offset).X
-        offset += len(df)

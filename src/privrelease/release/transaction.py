@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -35,15 +36,19 @@ class Transaction:
 
     Parameters
     ----------
-    input_path : the private input (no target may be it)
+    input_path : the private input file, or a list of them (no target may be one)
     targets : ``{name: final path}``
     overwrite : replace existing targets (otherwise an existing target is refused)
     private : names of targets only the owner may read (mode 0600)
+    directories : names of targets that are directories (e.g. a Parquet dataset of part files):
+        their temporary is a directory beside the target, renamed into place by the commit
     """
 
-    def __init__(self, input_path: Path | None, targets: dict, overwrite: bool = False, private: tuple = ()):
+    def __init__(self, input_path, targets: dict, overwrite: bool = False, private: tuple = (),
+                 directories: tuple = ()):
         self.targets = {k: Path(v) for k, v in targets.items()}
         self.private = set(private)
+        self.directories = set(directories)
         self._check(input_path, overwrite)
         self.temps: dict[str, Path] = {}
         try:
@@ -55,11 +60,14 @@ class Transaction:
 
     def _check(self, input_path, overwrite):
         paths = list(self.targets.values())
+        inputs = [] if input_path is None else (
+            [Path(p) for p in input_path] if isinstance(input_path, (list, tuple)) else [Path(input_path)])
         for name, path in self.targets.items():
-            if input_path is not None and _same_file(path, Path(input_path)):
+            if any(_same_file(path, inp) for inp in inputs):
                 raise OutputError(f"the {name} path {path} is the input file; choose another path")
-            if path.is_dir():
-                raise OutputError(f"the {name} path {path} is a directory")
+            if path.is_dir() != (name in self.directories) and path.exists():
+                kind = "a directory" if path.is_dir() else "a file, not a directory"
+                raise OutputError(f"the {name} path {path} is {kind}")
             if path.exists() and not overwrite:
                 raise OutputError(f"{path} exists; pass --overwrite (overwrite=True) to replace it")
         if len({p.resolve() for p in paths}) != len(paths):
@@ -68,14 +76,17 @@ class Transaction:
     def _make_temp(self, name: str, path: Path) -> Path:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            if name in self.directories:
+                tmp = tempfile.mkdtemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            else:
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+                os.close(fd)
         except OSError as exc:
             raise OutputError(f"cannot write the {name} into {path.parent}: {exc.strerror or exc}") from None
-        os.close(fd)
-        if name not in self.private:  # mkstemp creates 0600; give shared outputs the usual permissions
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(tmp, 0o666 & ~umask)
+        if name in self.directories:
+            os.chmod(tmp, 0o777 & ~_umask())
+        elif name not in self.private:  # mkstemp creates 0600; give shared outputs the usual permissions
+            os.chmod(tmp, 0o666 & ~_umask())
         return Path(tmp)
 
     def temp(self, name: str) -> Path:
@@ -112,13 +123,11 @@ class Transaction:
             raise
         for _, backup in done:
             if backup is not None:
-                with contextlib.suppress(OSError):
-                    backup.unlink()
+                _remove(backup)
 
     def abort(self):
         for tmp in self.temps.values():
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+            _remove(tmp)
         self.temps = {}
 
     def __enter__(self):
@@ -127,6 +136,21 @@ class Transaction:
     def __exit__(self, exc_type, exc, tb):
         self.abort()  # after a commit nothing is left to remove
         return False
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def _remove(path: Path):
+    """Remove a temporary file or directory (whatever is left of it)."""
+    with contextlib.suppress(OSError):
+        if path.is_dir():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def check_ledger_args(ledger, dataset_id, budget):

@@ -1,0 +1,134 @@
+"""Where a file release reads from and computes on: the input files and the engine.
+
+An input is one CSV/Parquet file, a directory of them, or a glob pattern (``data/part-*.parquet``);
+the files are read in sorted order, as one table. The engine is ``local`` (chunks streamed on
+this machine) or ``dask``: an existing ``dask.distributed`` cluster named by its scheduler
+address, a :class:`~distributed.LocalCluster` of N worker processes started for the release,
+or (neither given) Dask's default local scheduler.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputDataError, ParameterError
+from ..io import file_sha256, iter_table_chunks, table_format
+from ..io.tables import count_rows
+from ..schema import Schema
+
+ENGINES = ("local", "dask")
+_TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
+
+
+def resolve_inputs(spec) -> list[Path]:
+    """The input files of ``spec``: a file, a directory (its CSV/Parquet files) or a glob pattern.
+
+    All files must have one format; an empty file, no match or a mix of formats is refused."""
+    text = str(spec)
+    path = Path(text)
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                       and p.name.lower().endswith(_TABLE_SUFFIXES))
+        if not files:
+            raise InputDataError(f"input directory {path} holds no .csv, .csv.gz or .parquet file")
+    elif any(ch in text for ch in "*?[") and not path.exists():
+        files = sorted(Path(p) for p in glob.glob(text) if Path(p).is_file())
+        if not files:
+            raise InputDataError(f"no input file matches {text}")
+    else:
+        if not path.exists():
+            raise InputDataError(f"input file {path} does not exist")
+        files = [path]
+    formats = {table_format(p) for p in files}
+    if len(formats) > 1:
+        raise InputDataError(f"input {text} mixes formats ({', '.join(sorted(formats))}); give one format")
+    for p in files:
+        if p.stat().st_size == 0:
+            raise InputDataError(f"input file {p} is empty (no header, no records)")
+    return files
+
+
+@dataclass
+class FileSource:
+    """The input files, read in chunks (locally) or as partitions (Dask) as often as a pass needs."""
+
+    paths: list
+    schema: Schema
+    chunk_rows: int
+
+    def chunks(self):
+        for path in self.paths:
+            yield from iter_table_chunks(path, self.schema, self.chunk_rows)
+
+    def count_rows(self) -> int:
+        return sum(count_rows(p, self.schema) for p in self.paths)
+
+    def sha256(self) -> str:
+        """The input's hash: the file's, or for several files the hash of their names and hashes."""
+        if len(self.paths) == 1:
+            return file_sha256(self.paths[0])
+        lines = "".join(f"{p.name} {file_sha256(p)}\n" for p in self.paths)
+        return hashlib.sha256(lines.encode()).hexdigest()
+
+    def dask_partitions(self) -> list:
+        """The input as delayed pandas partitions: CSV in 64 MB blocks, Parquet by row groups of about
+        64 MiB (a worker holds a few copies of its partition while encoding: measured 2.2 GB peak per
+        worker with one 250 MB file per partition)."""
+        import dask.dataframe as dd
+
+        from ..io.tables import _csv_dtypes
+
+        files = [str(p) for p in self.paths]
+        if table_format(self.paths[0]) == "csv":
+            gz = any(f.lower().endswith(".gz") for f in files)
+            ddf = dd.read_csv(files, dtype=_csv_dtypes(self.schema), skipinitialspace=True,
+                              blocksize=None if gz else "64MB")
+        else:
+            ddf = dd.read_parquet(files, columns=self.schema.names, split_row_groups="adaptive", blocksize="64MiB")
+        return ddf.to_delayed()
+
+
+def check_engine(engine: str, scheduler: str | None, workers: int | None):
+    """Refuse an unknown engine, cluster options without ``engine='dask'`` and a missing dask."""
+    if engine not in ENGINES:
+        raise ParameterError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine != "dask" and (scheduler is not None or workers is not None):
+        raise ParameterError("--scheduler and --workers need --engine dask")
+    if scheduler is not None and workers is not None:
+        raise ParameterError("give either --scheduler ADDRESS (an existing cluster) or --workers N (a local one)")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ParameterError(f"workers (--workers) must be an integer >= 1, got {workers!r}")
+    if engine == "dask":
+        try:
+            import dask.dataframe  # noqa: F401
+            if scheduler is not None or workers is not None:
+                import distributed  # noqa: F401
+        except ImportError:
+            raise ParameterError("--engine dask needs the optional dependency dask[dataframe] (and "
+                                 "dask[distributed] for --scheduler/--workers): pip install 'privrelease[dask]'") \
+                from None
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: str | None, workers: int | None):
+    """A ``distributed.Client`` for the release (None: Dask's default scheduler), closed afterwards."""
+    if scheduler is None and workers is None:
+        yield None
+        return
+    from distributed import Client, LocalCluster
+
+    if workers is not None:
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0") as cl, \
+                Client(cl) as client:
+            yield client
+        return
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ParameterError(f"cannot reach the Dask scheduler at {scheduler}: {str(exc).splitlines()[0]}") from None
+    with client:
+        yield client
