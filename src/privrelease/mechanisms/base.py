@@ -1,4 +1,4 @@
-"""Base class and registry of release mechanisms.
+"""Base classes of release mechanisms (the registry is :mod:`privrelease.mechanisms.registry`).
 
 Every mechanism is a scikit-learn style estimator: ``__init__`` only stores its
 keyword parameters, ``fit(X, y=None)`` validates them, spends the budget and sets
@@ -34,7 +34,7 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..errors import InputDataError, ParameterError, UnknownMechanismError
+from ..errors import InputDataError, ParameterError
 from ..noise import make_source
 from ..schema.encoding import EncodedDomain
 from ..dp.costs import PrivacyCost, check_epsilon
@@ -327,34 +327,3 @@ class SyntheticMechanism(Mechanism):
 
     def sample(self, n: int):
         raise NotImplementedError
-
-
-# ---- registry -----------------------------------------------------------------
-_REGISTRY: dict[str, type[Mechanism]] = {}
-
-
-def register(cls: type[Mechanism]) -> type[Mechanism]:
-    """Class decorator adding a mechanism to the registry under ``cls.name``."""
-    if not cls.name:
-        raise ValueError("a registered mechanism needs a name")
-    if cls.guarantee not in GUARANTEES:
-        raise ValueError(f"{cls.name}: guarantee must be one of {GUARANTEES}")
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def get_mechanism(name: str) -> type[Mechanism]:
-    from . import _load_all  # noqa: F401  (import side effect fills the registry)
-
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownMechanismError(
-            f"unknown mechanism '{name}'; available: {', '.join(sorted(_REGISTRY))}"
-        ) from None
-
-
-def list_mechanisms() -> list[type[Mechanism]]:
-    from . import _load_all  # noqa: F401
-
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]

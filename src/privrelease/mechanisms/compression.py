@@ -26,7 +26,7 @@ import numpy as np
 from ..errors import InputDataError, ParameterError
 from ..linalg import top_eigenvectors
 from ..noise import make_source
-from .base import Capabilities, SyntheticMechanism, register
+from .base import Capabilities, SyntheticMechanism
 
 #: Constants of Procedure IV.1 (Zhou et al. 2009): C1 ~ 2.5, C2 ~ 7.7, C = sqrt(2)(C1 + C2).
 C1 = 2.5
@@ -155,7 +155,6 @@ def _as_chunk_source(data):
     return (lambda: it), False
 
 
-@register
 class Compression(SyntheticMechanism):
     """Random Gaussian compression ``Phi X`` with truncation (Zhou, Ligett, Wasserman 2009).
 

@@ -17,7 +17,7 @@ import numpy as np
 from ..dp.rounding import largest_remainder
 from ..dp.selection import exponential_mechanism
 from ..errors import InputDataError, ParameterError, SchemaError
-from .base import R1_LABEL, SyntheticMechanism, register
+from .base import R1_LABEL, SyntheticMechanism
 
 SCORES = ("infogain", "max")
 MAX_CELLS = 20_000_000
@@ -118,7 +118,6 @@ def score_sensitivity(score: str, n_classes: int) -> float:
 
 # ---- the mechanism ---------------------------------------------------------------------
 
-@register
 class DiffGen(SyntheticMechanism):
     """Differentially private top-down specialisation with noisy leaf counts.
 

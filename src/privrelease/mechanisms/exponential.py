@@ -10,7 +10,7 @@ import numpy as np
 from ..dp.selection import exponential_mechanism
 from ..errors import ParameterError
 from ..schema.encoding import EncodedDomain
-from .base import DataIndependentFit, RowAlignedMechanism, register
+from .base import DataIndependentFit, RowAlignedMechanism
 
 
 def utility_sensitivity(domain: EncodedDomain) -> float:
@@ -22,7 +22,6 @@ def utility_sensitivity(domain: EncodedDomain) -> float:
     return float(domain.max_l1_diff)
 
 
-@register
 class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
     """Replace every record by a grid record drawn by the exponential mechanism.
 

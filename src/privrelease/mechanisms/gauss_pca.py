@@ -20,7 +20,7 @@ from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..linalg import fix_signs, mirror, psd_repair, psd_sqrt, sorted_eigh, symmetrize, upper
 from ..schema.encoding import EncodedDomain
-from .base import R1_LABEL, Capabilities, SyntheticMechanism, register
+from .base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..dp.costs import check_delta
 from ..dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ..dp.rounding import largest_remainder
@@ -141,7 +141,6 @@ def clip_rows(X: np.ndarray, centre: np.ndarray, radius: float, row_norm_bound: 
     return Z * scale[:, None]
 
 
-@register
 class GaussPCA(SyntheticMechanism):
     """Gaussian-mechanism probabilistic-PCA mixture with L2 row clipping and residual variance.
 

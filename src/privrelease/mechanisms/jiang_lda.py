@@ -25,7 +25,7 @@ from ..engine.stats import SufficientStats
 from ..errors import InputDataError, ParameterError
 from ..linalg import mirror, upper
 from ..schema.encoding import EncodedDomain
-from .base import R1_LABEL, SyntheticMechanism, register
+from .base import R1_LABEL, SyntheticMechanism
 
 DEFAULT_SHARES = (0.1, 0.3, 0.6)
 NOT_DP = "none (paper-faithful variant: NOT differentially private, erratum E1)"
@@ -303,7 +303,6 @@ def _compiled_kernel():
 
 # ---- the mechanism -------------------------------------------------------------------
 
-@register
 class JiangLDA(SyntheticMechanism):
     """LDA-based private data publishing: noisy class statistics, greedy L1 synthesis.
 

@@ -11,7 +11,7 @@ from ..dp.sensitivities import first_and_second_moment_l1
 from ..engine.stats import SufficientStats
 from ..linalg import mirror, sorted_eigh, upper
 from ..schema.encoding import EncodedDomain
-from .base import Capabilities, RowAlignedMechanism, register
+from .base import Capabilities, RowAlignedMechanism
 
 
 def moment_sensitivity(domain: EncodedDomain) -> float:
@@ -34,7 +34,6 @@ def projection_sensitivity(domain: EncodedDomain, k: int) -> float:
     return math.sqrt(k) * domain.max_l2_diff
 
 
-@register
 class JiangPCA(RowAlignedMechanism):
     """Differentially private PCA publishing: noisy moments, noisy projection, one row per record.
 

@@ -44,7 +44,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from ..errors import InputDataError, ParameterError
 from ..linalg import generalized_eigh, sorted_eigh
 from ..noise import make_source
-from .base import RowAlignedMechanism, register
+from .base import RowAlignedMechanism
 
 # ---------------------------------------------------------------------------------------------
 # scatter matrices (eqs 1-4), vectorised
@@ -573,7 +573,6 @@ class MMDPerturbation(BaseEstimator):
 # the owner-side mechanism
 
 
-@register
 class JUPAMMDPerturbation(RowAlignedMechanism):
     """Owner-side release: public projection (JUPA or a special case) then MMD label changing.
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..schema.encoding import EncodedDomain
-from .base import DataIndependentFit, RowAlignedMechanism, register
+from .base import DataIndependentFit, RowAlignedMechanism
 
 
 def identity_sensitivity(domain: EncodedDomain) -> float:
@@ -19,7 +19,6 @@ def identity_sensitivity(domain: EncodedDomain) -> float:
     return float(domain.max_l1_diff)
 
 
-@register
 class LaplaceIdentity(DataIndependentFit, RowAlignedMechanism):
     """Add Laplace noise to every encoded entry of every record (identity query).
 

@@ -36,7 +36,7 @@ from ..errors import InputDataError, ParameterError
 from ..dp.rounding import largest_remainder
 from ..dp.sensitivities import gram_upper_l1
 from ..linalg import mirror, psd_repair, psd_sqrt, sorted_eigh, top_eigenvectors, upper
-from .base import R1, R1_LABEL, Capabilities, SyntheticMechanism, register
+from .base import R1, R1_LABEL, Capabilities, SyntheticMechanism
 from .pca_basis import (
     PCA_SOURCES,
     PCABasis,
@@ -328,7 +328,6 @@ _COMMON_DOC = """
 
 # ---- Algorithm 1 --------------------------------------------------------------------
 
-@register
 class PCAGauss(_PCAGaussBase):
     __doc__ = """PCA-Gauss Algorithm 1 (unsupervised): a DP Gaussian model of PCA-reduced records.
 
@@ -490,7 +489,6 @@ class PCAGauss(_PCAGaussBase):
 
 # ---- Algorithm 2 --------------------------------------------------------------------
 
-@register
 class PCAGaussSupervised(_PCAGaussBase):
     __doc__ = """PCA-Gauss Algorithm 2 (regression): joint Gaussian of projected features and the target.
 
@@ -600,7 +598,6 @@ class PCAGaussSupervised(_PCAGaussBase):
 
 # ---- Algorithm 3 --------------------------------------------------------------------
 
-@register
 class PCAGMM(_PCAGaussBase):
     __doc__ = """PCA-Gauss Algorithm 3, corrected: a DP Gaussian mixture (one Gaussian per class).
 

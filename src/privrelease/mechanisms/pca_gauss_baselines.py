@@ -26,7 +26,7 @@ from ..dp.rounding import largest_remainder
 from ..dp.selection import exponential_mechanism
 from ..dp.sensitivities import box_second_moment_l1
 from ..linalg import mirror, psd_repair, top_eigenvectors, upper
-from .base import R1, R1_LABEL, DataIndependentFit, RowAlignedMechanism, SyntheticMechanism, register
+from .base import R1, R1_LABEL, DataIndependentFit, RowAlignedMechanism, SyntheticMechanism
 from .pca_basis import CENTRE, load_public_components
 from .pca_gauss import gaussian_sample
 from ..dp.costs import PrivacyCost, check_delta
@@ -92,7 +92,6 @@ def compressive_sensitivity(domain, k: int) -> float:
     return math.sqrt(k) * domain.max_l1_diff
 
 
-@register
 class Compressive(_ProjectedIdentity):
     """Li et al. 2011 compressive mechanism as used by PCA-Gauss: Bernoulli projection of each record.
 
@@ -138,7 +137,6 @@ def projection_l1_sensitivity(domain, k: int) -> float:
     return math.sqrt(k) * domain.max_l2_diff
 
 
-@register
 class JiangPublic(_ProjectedIdentity):
     """Jiang et al.'s identity release in public components (PubPCA / PubLDA baselines of 002).
 
@@ -220,7 +218,6 @@ def modips_sensitivities(domain, class_change: bool) -> dict:
             "second_moments_upper_l1": (2.0 if class_change else 1.0) * box_second_moment_l1(M, CENTRE)}
 
 
-@register
 class MODIPS(SyntheticMechanism):
     """MODIPS (Liu 2016), Gaussian instantiation: noisy moments, a posterior draw, synthetic records.
 
@@ -333,7 +330,6 @@ def blocki_w(r: int, epsilon: float, delta: float) -> float:
     return 16.0 * math.sqrt(r * math.log(2.0 / delta)) / epsilon * math.log(16.0 * r / delta)
 
 
-@register
 class BlockiJL(SyntheticMechanism):
     """Blocki et al. 2012 JL transform + Gaussian model (the adaptation of PCA-Gauss, 3.10.5).
 
@@ -439,7 +435,6 @@ def blr_utility_sensitivity(n: int) -> float:
     return 1.0 / n
 
 
-@register
 class BLR(SyntheticMechanism):
     """Blum-Ligett-Roth exponential mechanism over a data-independent pool of candidate data sets.
 
