@@ -8,16 +8,21 @@ from __future__ import annotations
 
 from ..errors import UnknownMechanismError
 from .base import GUARANTEES, Mechanism
-from .compression import Compression
-from .diffgen import DiffGen
-from .exponential import ExponentialRecords
-from .gauss_pca import GaussPCA
-from .jiang_lda import JiangLDA
-from .jiang_pca import JiangPCA
-from .jupa import JUPAMMDPerturbation
-from .laplace import LaplaceIdentity
-from .pca_gauss import PCAGMM, PCAGauss, PCAGaussSupervised
-from .pca_gauss_baselines import BLR, MODIPS, BlockiJL, Compressive, JiangPublic
+from .compression.mechanism import Compression
+from .baselines.diffgen import DiffGen
+from .baselines.exponential import ExponentialRecords
+from .gauss_mixture.gauss_pca import GaussPCA
+from .jiang.lda import JiangLDA
+from .jiang.pca import JiangPCA
+from .projections.mmd import JUPAMMDPerturbation
+from .baselines.laplace import LaplaceIdentity
+from .pca_gauss.gmm import PCAGMM
+from .pca_gauss.supervised import PCAGaussSupervised
+from .pca_gauss.unsupervised import PCAGauss
+from .baselines.blocki_jl import BlockiJL
+from .baselines.blr import BLR
+from .baselines.modips import MODIPS
+from .baselines.projected import Compressive, JiangPublic
 
 MECHANISMS: tuple[type[Mechanism], ...] = (
     JiangPCA, JiangLDA, LaplaceIdentity, ExponentialRecords, DiffGen,

@@ -7,11 +7,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..dp.sensitivities import first_and_second_moment_l1
-from ..engine.stats import SufficientStats
-from ..linalg import mirror, sorted_eigh, upper
-from ..schema.encoding import EncodedDomain
-from .base import Capabilities, RowAlignedMechanism
+from ...dp.sensitivities import first_and_second_moment_l1
+from ...engine.stats import SufficientStats
+from ...linalg import mirror, sorted_eigh, upper
+from ...schema.encoding import EncodedDomain
+from ..base import Capabilities, RowAlignedMechanism
 
 
 def moment_sensitivity(domain: EncodedDomain) -> float:

@@ -19,13 +19,13 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..dp.rounding import largest_remainder
-from ..dp.sensitivities import second_moment_l1
-from ..engine.stats import SufficientStats
-from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, upper
-from ..schema.encoding import EncodedDomain
-from .base import R1_LABEL, SyntheticMechanism
+from ...dp.rounding import largest_remainder
+from ...dp.sensitivities import second_moment_l1
+from ...engine.stats import SufficientStats
+from ...errors import InputDataError, ParameterError
+from ...linalg import mirror, upper
+from ...schema.encoding import EncodedDomain
+from ..base import R1_LABEL, SyntheticMechanism
 
 DEFAULT_SHARES = (0.1, 0.3, 0.6)
 NOT_DP = "none (paper-faithful variant: NOT differentially private, erratum E1)"

@@ -7,10 +7,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..dp.selection import exponential_mechanism
-from ..errors import ParameterError
-from ..schema.encoding import EncodedDomain
-from .base import DataIndependentFit, RowAlignedMechanism
+from ...dp.selection import exponential_mechanism
+from ...errors import ParameterError
+from ...schema.encoding import EncodedDomain
+from ..base import DataIndependentFit, RowAlignedMechanism
 
 
 def utility_sensitivity(domain: EncodedDomain) -> float:

@@ -6,8 +6,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..schema.encoding import EncodedDomain
-from .base import DataIndependentFit, RowAlignedMechanism
+from ...schema.encoding import EncodedDomain
+from ..base import DataIndependentFit, RowAlignedMechanism
 
 
 def identity_sensitivity(domain: EncodedDomain) -> float:

@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..dp.rounding import largest_remainder
-from ..dp.selection import exponential_mechanism
-from ..errors import InputDataError, ParameterError, SchemaError
-from .base import R1_LABEL, SyntheticMechanism
+from ...dp.rounding import largest_remainder
+from ...dp.selection import exponential_mechanism
+from ...errors import InputDataError, ParameterError, SchemaError
+from ..base import R1_LABEL, SyntheticMechanism
 
 SCORES = ("infogain", "max")
 MAX_CELLS = 20_000_000
