@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import math
 from typing import ClassVar
 
@@ -11,6 +13,7 @@ from ...errors import ParameterError
 from ...dp.rounding import largest_remainder
 from ...linalg import psd_repair
 from ..base import SyntheticMechanism
+from ..constraints import COMMON, Interval, N_CLASSES, POSITIVE_INT
 from ..pca_gauss.basis import CENTRE
 from ..pca_gauss.common import gaussian_sample
 from ...dp.costs import PrivacyCost, check_delta
@@ -55,6 +58,13 @@ class BlockiJL(SyntheticMechanism):
     the label variant is stated for neighbours with the same label (ALGORITHMS.md E8) and
     the noisy class counts use a separate ``Lap(2/eps_N)`` with 5% of epsilon.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "n_projections": POSITIVE_INT,
+        "n_classes": N_CLASSES,
+    }
 
     name: ClassVar[str] = "blocki-jl"
     guarantee: ClassVar[str] = "(epsilon,delta)-DP"

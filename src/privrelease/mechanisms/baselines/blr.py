@@ -9,6 +9,7 @@ import numpy as np
 
 from ...dp.selection import exponential_mechanism
 from ..base import R1_LABEL, SyntheticMechanism
+from ..constraints import COMMON, N_CLASSES, POSITIVE_INT
 from ..pca_gauss.basis import CENTRE
 
 
@@ -44,6 +45,14 @@ class BLR(SyntheticMechanism):
     exponential mechanism, ``argmax eps u / (2 Delta_u) + Gumbel`` (``source.gumbel``).
     Output: the selected candidate, resampled with replacement to the requested size.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "n_candidates": POSITIVE_INT,
+        "candidate_size": POSITIVE_INT,
+        "n_queries": POSITIVE_INT,
+        "n_classes": N_CLASSES,
+    }
 
     name: ClassVar[str] = "blr"
     relation: ClassVar[str] = R1_LABEL

@@ -8,6 +8,8 @@ encoded interval [0, 1].
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -18,6 +20,7 @@ from ...dp.rounding import largest_remainder
 from ...dp.selection import exponential_mechanism
 from ...errors import InputDataError, ParameterError, SchemaError
 from ..base import R1_LABEL, SyntheticMechanism
+from ..constraints import COMMON, Instance, Interval, Options
 
 SCORES = ("infogain", "max")
 MAX_CELLS = 20_000_000
@@ -198,6 +201,14 @@ class DiffGen(SyntheticMechanism):
     ``generalized()`` gives the generalised cells themselves.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "score": [Options(*SCORES)],
+        "n_specializations": [Interval(Integral, 0, None, closed="left")],
+        "taxonomies": [None, Instance(dict, list, tuple, what="a list or dict of taxonomy trees")],
+        "n_classes": [None, Interval(Integral, 2, None, closed="left")],
+    }
+
     name: ClassVar[str] = "diffgen"
     relation: ClassVar[str] = R1_LABEL
     supervised: ClassVar[bool] = True
@@ -255,8 +266,6 @@ class DiffGen(SyntheticMechanism):
     # -- fit -------------------------------------------------------------------------------------
     def fit(self, X, y=None):
         eps, X, y, dom = self._check_common(X, y)
-        if self.score not in SCORES:
-            raise ParameterError(f"score must be one of {SCORES}, got {self.score!r}")
         h = self._check_int(self.n_specializations, "n_specializations", 0)
         y = np.asarray(y)
         if y.ndim != 1 or (y.size and (not np.all(np.equal(np.mod(y, 1), 0)) or y.min() < 0)):

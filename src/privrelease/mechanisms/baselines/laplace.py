@@ -8,6 +8,7 @@ import numpy as np
 
 from ...schema.encoding import EncodedDomain
 from ..base import DataIndependentFit, RowAlignedMechanism
+from ..constraints import COMMON
 
 
 def identity_sensitivity(domain: EncodedDomain) -> float:
@@ -51,6 +52,8 @@ class LaplaceIdentity(DataIndependentFit, RowAlignedMechanism):
     >>> LaplaceIdentity(epsilon=float("inf")).fit(X).transform(X).tolist() == X.tolist()
     True
     """
+
+    _parameter_constraints: ClassVar[dict] = COMMON
 
     name: ClassVar[str] = "laplace"
     summary: ClassVar[str] = "Laplace noise on every encoded entry (identity query; Jiang et al. sec. 4 baseline)"

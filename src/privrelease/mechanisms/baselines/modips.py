@@ -12,6 +12,7 @@ from ...dp.rounding import largest_remainder
 from ...dp.sensitivities import box_second_moment_l1
 from ...linalg import mirror, psd_repair, upper
 from ..base import R1, SyntheticMechanism
+from ..constraints import COMMON, N_CLASSES, SHARES
 from ..pca_gauss.basis import CENTRE
 from ..pca_gauss.common import gaussian_sample
 
@@ -52,6 +53,12 @@ class MODIPS(SyntheticMechanism):
     ``Sigma* ~ InvWishart(n^ - 1, n^ C^)``, ``mu* ~ N(mu~, Sigma*/n^)`` and records from
     ``N(mu*, Sigma*)`` (ALGORITHMS.md 3.10.4). Cost ``O(N M^2 + C M^3)``.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "shares": SHARES,
+        "n_classes": N_CLASSES,
+    }
 
     name: ClassVar[str] = "modips"
     relation: ClassVar[str] = R1

@@ -23,6 +23,7 @@ import numpy as np
 from ...errors import InputDataError, ParameterError
 from ...linalg import top_eigenvectors
 from ..base import DataIndependentFit, RowAlignedMechanism
+from ..constraints import ARRAY_OR_FILE, COMMON, Options, POSITIVE_INT, PUBLIC_ARRAY
 from ..pca_gauss.basis import CENTRE, load_public_components
 
 
@@ -73,10 +74,6 @@ class _ProjectedIdentity(DataIndependentFit, RowAlignedMechanism):
             return Y
         return Y @ np.linalg.pinv(self.components_).T + CENTRE
 
-    def _check_space(self):
-        if self.output_space not in ("original", "reduced"):
-            raise ParameterError(f"output_space must be 'original' or 'reduced', got {self.output_space!r}")
-
 
 def compressive_sensitivity(domain, k: int) -> float:
     """``||R (x - x')||_1 <= sum_i ||r_i||_inf ||x - x'||_1 = sqrt(k) (p1 + 2 p2)`` for ``R in {+-1/sqrt(k)}``.
@@ -108,6 +105,12 @@ class Compressive(_ProjectedIdentity):
     Cost ``O(N M k)``.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "n_components": POSITIVE_INT,
+        "output_space": [Options("original", "reduced")],
+    }
+
     name: ClassVar[str] = "compressive"
     summary: ClassVar[str] = "Li et al. 2011 as in PCA-Gauss: Bernoulli random projection of each record + Laplace"
 
@@ -119,7 +122,6 @@ class Compressive(_ProjectedIdentity):
         self.rng = rng
 
     def _fit_domain(self, eps, dom):
-        self._check_space()
         k = self._check_int(self.n_components, "n_components", 1)
         W = np.where(self.source_.generator.random((k, dom.p)) < 0.5, -1.0, 1.0) / math.sqrt(k)
         self._finish(eps, dom, W, compressive_sensitivity(dom, k))
@@ -152,6 +154,16 @@ class JiangPublic(_ProjectedIdentity):
     independently (parallel composition). LDA directions are orthonormalised (QR).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "n_components": POSITIVE_INT,
+        "public_components": ARRAY_OR_FILE,
+        "public_data": PUBLIC_ARRAY,
+        "public_labels": PUBLIC_ARRAY,
+        "method": [Options("pca", "lda")],
+        "output_space": [Options("original", "reduced")],
+    }
+
     name: ClassVar[str] = "jiang-public"
     contract_release: ClassVar[bool] = False  # needs public components of the table's encoded width
     summary: ClassVar[str] = "Jiang et al. identity query in public PCA/LDA components (PubPCA/PubLDA) + Laplace"
@@ -169,7 +181,6 @@ class JiangPublic(_ProjectedIdentity):
         self.rng = rng
 
     def _fit_domain(self, eps, dom):
-        self._check_space()
         k = self._check_int(self.n_components, "n_components", 1, dom.p)
         if self.public_components is not None:
             W = load_public_components(self.public_components, dom.p)[:k]

@@ -17,6 +17,8 @@ the release follow), :func:`truncation_threshold` (``tau``), :func:`min_rows`
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import math
 from pathlib import Path
 from typing import ClassVar
@@ -26,6 +28,7 @@ import numpy as np
 from ...errors import InputDataError, ParameterError
 from ...noise import make_source
 from ..base import Capabilities, SyntheticMechanism
+from ..constraints import ARRAY_OR_FILE, BOOL, DOMAIN, Interval, POSITIVE_INT, SEED
 from .bounds import (
     C_PAPER,
     DISTRIBUTIONAL_EXPLANATION,
@@ -157,6 +160,19 @@ class Compression(SyntheticMechanism):
     ``O(m n p)`` per draw (and ``m n`` normal draws).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        "m": [None, Interval(Integral, 1, None, closed="left")],
+        "reference": ARRAY_OR_FILE,
+        "delta_max": [None, Interval(Real, 0, None, closed="left")],
+        "C": [Interval(Real, 0, None, closed="right")],
+        "center": [BOOL],
+        "max_draws": POSITIVE_INT,
+        "draws_per_pass": POSITIVE_INT,
+        "block_rows": [None, Interval(Integral, 1, None, closed="left")],
+        "domain": DOMAIN,
+        "rng": SEED,
+    }
+
     name: ClassVar[str] = "compression"
     guarantee: ClassVar[str] = "distributional"
     relation: ClassVar[str] = (
@@ -230,10 +246,7 @@ class Compression(SyntheticMechanism):
         """
         make_iter, rereadable = _as_chunk_source(chunks)
         C = self._check_C()
-        max_draws = self._check_int(self.max_draws, "max_draws", 1)
-        per_pass = self._check_int(self.draws_per_pass, "draws_per_pass", 1)
-        if not isinstance(self.center, (bool, np.bool_)):
-            raise ParameterError(f"center must be true or false, got {self.center!r}")
+        max_draws, per_pass = int(self.max_draws), int(self.draws_per_pass)
         self.source_ = make_source(self.rng)
         entropy = [int(v) for v in self.source_.generator.integers(0, 2**63, size=4)]
 

@@ -10,6 +10,8 @@ radius whatever the dimension (T2); it accounts in zero-concentrated DP and conv
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import math
 from typing import Callable, ClassVar, Iterable
 
@@ -20,6 +22,7 @@ from ...engine.stats import SufficientStats
 from ...errors import InputDataError, ParameterError
 from ...linalg import fix_signs, mirror, psd_repair, psd_sqrt, sorted_eigh, symmetrize, upper
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
+from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options, PUBLIC_ARRAY, SHARES
 from ...dp.costs import check_delta
 from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...dp.rounding import largest_remainder
@@ -186,6 +189,25 @@ class GaussPCA(SyntheticMechanism):
     uses R = ``r_dom(c)`` (no record is ever clipped) and centres algebraically.
     Memory is ``O(C p^2)``, independent of n. Cost ``O(n p^2 + p^3 + m p P)``.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "n_components": [None, Interval(Integral, 1, None, closed="left"), Options("select")],
+        "clip_radius": [Options("auto", "schema"), Interval(Real, 0, None, closed="neither")],
+        "radius_factor": [Interval(Real, 0, None, closed="neither")],
+        "budget_split": SHARES,
+        "covariance": [Options("class", "pooled")],
+        "basis": PUBLIC_ARRAY,
+        "component_grid": [Instance(tuple, list, what="a sequence of ints")],
+        "selection_share": FRACTION,
+        "n_classes": N_CLASSES,
+        "row_norm_bound": [None, Interval(Real, 0, None, closed="neither")],
+        "shrinkage": [Interval(Real, 0, None, closed="left")],
+        "centring": [Options("global", "class")],
+        "mean_directions": [BOOL],
+        "accounting": [Options("auto", "gaussian", "zcdp")],
+    }
 
     name: ClassVar[str] = "gauss-pca"
     guarantee: ClassVar[str] = "(epsilon,delta)-DP"

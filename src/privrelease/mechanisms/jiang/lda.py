@@ -15,6 +15,8 @@ Two variants:
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from typing import ClassVar
 
 import numpy as np
@@ -26,6 +28,7 @@ from ...errors import InputDataError, ParameterError
 from ...linalg import mirror, upper
 from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, SyntheticMechanism
+from ..constraints import BOOL, COMMON, Instance, Interval
 
 DEFAULT_SHARES = (0.1, 0.3, 0.6)
 NOT_DP = "none (paper-faithful variant: NOT differentially private, erratum E1)"
@@ -357,6 +360,13 @@ class JiangLDA(SyntheticMechanism):
     sensitivity is also too small (E2). It has no privacy guarantee.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "budget_shares": [Instance(tuple, list, np.ndarray, what="a sequence of three shares")],
+        "paper_faithful": [BOOL],
+        "n_classes": [None, Interval(Integral, 2, None, closed="left")],
+    }
+
     name: ClassVar[str] = "jiang-lda"
     relation: ClassVar[str] = R1_LABEL
     supervised: ClassVar[bool] = True
@@ -392,8 +402,6 @@ class JiangLDA(SyntheticMechanism):
     # -- fit -----------------------------------------------------------------------
     def fit(self, X, y=None):
         eps, X, y, dom = self._check_common(X, y)
-        if not isinstance(self.paper_faithful, (bool, np.bool_)):
-            raise ParameterError(f"paper_faithful must be True or False, got {self.paper_faithful!r}")
         y = np.asarray(y)
         if y.ndim != 1 or (y.size and (not np.all(np.equal(np.mod(y, 1), 0)) or y.min() < 0)):
             raise InputDataError("y must be a 1-d array of integer class codes 0..K-1")

@@ -12,6 +12,7 @@ from ...engine.stats import SufficientStats
 from ...linalg import mirror, sorted_eigh, upper
 from ...schema.encoding import EncodedDomain
 from ..base import Capabilities, RowAlignedMechanism
+from ..constraints import COMMON, FRACTION, POSITIVE_INT
 
 
 def moment_sensitivity(domain: EncodedDomain) -> float:
@@ -93,6 +94,12 @@ class JiangPCA(RowAlignedMechanism):
     Decoding is post-processing. Cost O(n p^2 + p^3 + n p k); streams in two passes.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "n_components": POSITIVE_INT,
+        "moment_share": FRACTION,
+    }
+
     name: ClassVar[str] = "jiang-pca"
     capabilities: ClassVar[Capabilities] = Capabilities(passes="statistics", estimates_covariance=True)
     summary: ClassVar[str] = ("Jiang et al. 2013 sec. 3.1 DP PCA publishing: noisy moments (sensitivity corrected, "
@@ -113,7 +120,7 @@ class JiangPCA(RowAlignedMechanism):
     def fit_stats(self, stats: SufficientStats, p=None):
         eps, _, _, dom = self._check_common(None, p=stats.p)
         k = self._check_int(self.n_components, "n_components", 1, dom.p)
-        share = self._check_fraction(self.moment_share, "moment_share")
+        share = float(self.moment_share)
         if stats.n < 2:
             from ..errors import InputDataError
 

@@ -26,6 +26,8 @@ per-coordinate box on the projected features, whose second-moment bound grows as
 
 from __future__ import annotations
 
+from numbers import Real
+
 import math
 from typing import ClassVar
 
@@ -36,6 +38,7 @@ from ...errors import ParameterError
 from ...dp.sensitivities import gram_upper_l1
 from ...linalg import mirror, psd_repair, psd_sqrt, top_eigenvectors, upper
 from ..base import Capabilities, SyntheticMechanism
+from ..constraints import ARRAY_OR_FILE, COMMON, FRACTION, Interval, Options, POSITIVE_INT, PUBLIC_ARRAY, SHARES
 from .basis import (
     PCA_SOURCES,
     PCABasis,
@@ -103,6 +106,20 @@ def residual_sensitivity(p: int) -> float:
 class _PCAGaussBase(SyntheticMechanism):
     """Basis acquisition, projection, noisy moments and sampling shared by the family."""
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "n_components": POSITIVE_INT,
+        "pca_source": [Options("same-data", *PCA_SOURCES)],
+        "pca_share": FRACTION,
+        "delta": [None, Interval(Real, 0, 1, closed="left")],
+        "public_components": ARRAY_OR_FILE,
+        "public_data": PUBLIC_ARRAY,
+        "split_fraction": FRACTION,
+        "clip_radius": [None, Interval(Real, 0, None, closed="neither")],
+        "output_space": [Options(*OUTPUT_SPACES)],
+        "model_shares": SHARES,
+    }
+
     uses_delta: ClassVar[bool] = False  # delta only with pca_source="analyze-gauss"
     # i.i.d. draws from the fitted model: release_file samples in chunks
     capabilities: ClassVar[Capabilities] = Capabilities(passes="statistics", samples_in_chunks=True,
@@ -117,10 +134,6 @@ class _PCAGaussBase(SyntheticMechanism):
         allowed = PCA_SOURCES + (("same-data",) if self.name == "pca-gauss" else ())
         if src not in allowed:
             raise ParameterError(f"pca_source must be one of {allowed}, got {src!r}")
-        if src in ("laplace", "analyze-gauss"):
-            self._check_fraction(self.pca_share, "pca_share")
-        if src == "split":
-            self._check_fraction(self.split_fraction, "split_fraction")
         if src != "analyze-gauss" and self.delta not in (None, 0, 0.0):
             raise ParameterError(f"delta is only used with pca_source='analyze-gauss' (pca_source={src!r} is "
                                  f"pure epsilon-DP); leave it unset")
@@ -130,10 +143,6 @@ class _PCAGaussBase(SyntheticMechanism):
             check_delta(self.delta)
             if self.delta == 0:
                 raise ParameterError("pca_source='analyze-gauss' needs delta > 0")
-        if self.output_space not in OUTPUT_SPACES:
-            raise ParameterError(f"output_space must be one of {OUTPUT_SPACES}, got {self.output_space!r}")
-        if self.clip_radius is not None and not (isinstance(self.clip_radius, (int, float)) and self.clip_radius > 0):
-            raise ParameterError(f"clip_radius must be a positive number or None, got {self.clip_radius!r}")
         return k
 
     def _out_space(self) -> str:

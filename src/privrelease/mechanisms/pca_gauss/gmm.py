@@ -12,6 +12,7 @@ from ...errors import InputDataError, ParameterError
 from ...dp.rounding import largest_remainder
 from ...linalg import mirror, psd_repair, upper
 from ..base import R1_LABEL
+from ..constraints import N_CLASSES
 from ...dp.costs import PrivacyCost
 from .common import moment_sensitivities, _PCAGaussBase, _COMMON_DOC
 from .unsupervised import PCAGauss
@@ -20,6 +21,11 @@ from .unsupervised import PCAGauss
 # ---- Algorithm 3 --------------------------------------------------------------------
 
 class PCAGMM(_PCAGaussBase):
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_PCAGaussBase._parameter_constraints,
+        "n_classes": N_CLASSES,
+    }
     __doc__ = """PCA-Gauss Algorithm 3, corrected: a DP Gaussian mixture (one Gaussian per class).
 
     Parameters

@@ -11,6 +11,7 @@ from ...engine.stats import SufficientStats
 from ...errors import InputDataError, ParameterError
 from ...linalg import psd_repair, sorted_eigh
 from ..base import R1
+from ..constraints import Options
 from .basis import centred_second_moment, public_centre
 from ...dp.costs import PrivacyCost
 from .common import moment_sensitivities, spectrum_sensitivity, _PCAGaussBase, _COMMON_DOC
@@ -19,6 +20,11 @@ from .common import moment_sensitivities, spectrum_sensitivity, _PCAGaussBase, _
 # ---- Algorithm 1 --------------------------------------------------------------------
 
 class PCAGauss(_PCAGaussBase):
+
+    _parameter_constraints: ClassVar[dict] = {
+        **_PCAGaussBase._parameter_constraints,
+        "centre": [Options("public", "empirical")],
+    }
     __doc__ = """PCA-Gauss Algorithm 1 (unsupervised): a DP Gaussian model of PCA-reduced records.
 
     Parameters

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 from typing import ClassVar
 
 import numpy as np
@@ -10,7 +12,8 @@ from sklearn.base import BaseEstimator
 from ...errors import InputDataError, ParameterError
 from ...noise import make_source
 from ..base import RowAlignedMechanism
-from .jupa import _as_matrix, make_projection
+from ..constraints import BOOL, DOMAIN, Instance, Interval, Options, POSITIVE_INT, PUBLIC_ARRAY, SEED
+from .jupa import PROJECTIONS, _as_matrix, make_projection
 
 
 # ---------------------------------------------------------------------------------------------
@@ -232,6 +235,22 @@ class JUPAMMDPerturbation(RowAlignedMechanism):
     owner's records is used to fit: the projection and the kernel width come from public
     data; the owner's records are only transformed. Everything in ``public_*`` is public.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        "public_X": PUBLIC_ARRAY,
+        "public_utility": PUBLIC_ARRAY,
+        "public_privacy": PUBLIC_ARRAY,
+        "projection": [Options(*PROJECTIONS)],
+        "projection_params": [None, Instance(dict, what="a dict of projection parameters")],
+        "fine": [BOOL],
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "alpha": [Interval(Real, 0, None, closed="left")],
+        "max_iter": POSITIVE_INT,
+        "update": [Options(*UPDATE_RULES)],
+        "sigma": [None, Interval(Real, 0, None, closed="neither")],
+        "domain": DOMAIN,
+        "rng": SEED,
+    }
 
     name: ClassVar[str] = "jupa-mmd"
     guarantee: ClassVar[str] = "none (empirical)"
