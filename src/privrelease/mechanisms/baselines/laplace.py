@@ -15,7 +15,7 @@ def identity_sensitivity(domain: EncodedDomain) -> float:
     """L1 sensitivity of one encoded row under replacement: ``p1 + 2 p2``.
 
     A numeric entry moves by at most 1 (it lies in [0, 1]); a categorical variable
-    that changes level moves two dummies from 0 to 1 and 1 to 0. ALGORITHMS.md 2.3.
+    that changes level moves two dummies from 0 to 1 and 1 to 0 (docs/derivations.md, "Encoded rows").
     """
     return float(domain.max_l1_diff)
 

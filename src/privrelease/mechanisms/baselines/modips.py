@@ -20,7 +20,7 @@ from ..pca_gauss.common import gaussian_sample
 # ---- MODIPS ----------------------------------------------------------------------------
 
 def modips_sensitivities(domain, class_change: bool) -> dict:
-    """L1 sensitivities of sums of ``u = x - c`` and of ``upper(sum u u^T)`` (R1).
+    """L1 sensitivities of sums of ``u = x - c`` and of ``upper(sum u u^T)`` (R1; docs/derivations.md).
 
     Sums: ``||u - u'||_1 <= p1 + 2 p2`` (a class move: ``||u||_1 + ||u'||_1 <= M``, M = p1 + ... width;
     we use ``max(p1 + 2 p2, M)``). Second moments: entries of ``u u^T`` lie in [-1/4, 1/4];

@@ -37,7 +37,7 @@ NOT_DP = "none (paper-faithful variant: NOT differentially private, erratum E1)"
 # ---- calibration ----------------------------------------------------------------
 
 def lda_sensitivities(domain: EncodedDomain, n_classes: int) -> dict:
-    """L1 sensitivities of the corrected statistics under R1 with the label in the record.
+    """L1 sensitivities of the corrected statistics under R1 with the label in the record (docs/derivations.md).
 
     Returns ``{"counts": 1 (two classes) or 2, "class_sums": 2 L, "second_moment": Delta2}``
     with ``L = p1 + p2`` (max ||x||_1 of an encoded row) and

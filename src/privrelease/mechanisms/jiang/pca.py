@@ -18,8 +18,8 @@ from ..constraints import COMMON, FRACTION, POSITIVE_INT
 def moment_sensitivity(domain: EncodedDomain) -> float:
     """L1 sensitivity of ``(sum x, upper(sum x x^T))`` under replacement of one record.
 
-    ``s_mix = (p1 + 2 p2) + p1 (p1 + 1) / 2 + 2 p1 p2 + p2 (p2 + 1)`` (ALGORITHMS.md 2.1,
-    erratum E2). For numeric-only data (p2 = 0) this is the paper's ``p + p (p + 1) / 2``.
+    ``s_mix = (p1 + 2 p2) + p1 (p1 + 1) / 2 + 2 p1 p2 + p2 (p2 + 1)`` (derived in
+    docs/derivations.md, "Encoded rows"). For numeric-only data (p2 = 0) this is the paper's ``p + p (p + 1) / 2``.
     """
     return first_and_second_moment_l1(domain)
 
