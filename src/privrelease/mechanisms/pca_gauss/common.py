@@ -49,7 +49,7 @@ from .basis import (
     public_centre,
     split_rows,
 )
-from ...dp.costs import check_delta
+from ...dp.costs import PrivacyCost, check_delta
 
 OUTPUT_SPACES = ("original", "reduced", "auto")
 
@@ -275,6 +275,14 @@ class _PCAGaussBase(SyntheticMechanism):
             G -= (G @ basis.components.T) @ basis.components
             X += G
         return X
+
+    def _finish_cost(self, eps: float, e: dict) -> None:
+        """The budget split (a split basis costs epsilon on its own records, in parallel) and the cost."""
+        if self.pca_source == "split":
+            self.budget_split_ = {"basis (set-aside records, parallel)": eps, **{f"{k_} (model records)": v
+                                                                                for k_, v in e.items()}}
+        self.privacy_cost_ = PrivacyCost(eps, float(self.delta) if self.pca_source == "analyze-gauss"
+                                         and self.is_private else 0.0)
 
     def _finish_common(self, basis, k):
         self.basis_ = basis

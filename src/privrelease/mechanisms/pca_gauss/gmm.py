@@ -13,7 +13,6 @@ from ...dp.rounding import largest_remainder
 from ...linalg import mirror, psd_repair, upper
 from ..base import R1_LABEL
 from ..constraints import N_CLASSES
-from ...dp.costs import PrivacyCost
 from .common import moment_sensitivities, _PCAGaussBase, _COMMON_DOC
 from .unsupervised import PCAGauss
 
@@ -144,6 +143,24 @@ class PCAGMM(_PCAGaussBase):
             self.budget_split_["basis"] = basis.cost.epsilon
         R = self._radius(dom.p)
         self.radius_ = R
+        zs, base_stats = self._projected_stats(X, y, stats, basis, mask, C)
+        shares = self._shares(self.output_space_ == "original")
+        e = {k_: eps_model * v for k_, v in shares.items()}
+        sens = moment_sensitivities(k, R)
+        self.sensitivities_.update(sens)
+        self.budget_split_.update(e)
+        self._class_gaussians(zs, sens, e, eps, k, C)
+        if self.output_space_ == "original":
+            self.residual_var_ = PCAGauss._exact_residual(base_stats, basis) if math.isinf(eps) else \
+                self._residual(base_stats, basis, e["residual"])
+        else:
+            self.residual_var_ = 0.0
+        self._finish_common(basis, k)
+        self._finish_cost(eps, e)
+        return self
+
+    def _projected_stats(self, X, y, stats, basis, mask, C):
+        """Per-class statistics of the projected records, and the statistics the residual is taken from."""
         if X is not None:
             Xm, ym = (X, y) if mask is None else (X[mask], y[mask])
             zs = SufficientStats.from_matrix(self._project(basis, Xm), ym, C)
@@ -153,11 +170,10 @@ class PCAGMM(_PCAGaussBase):
                 raise ParameterError("clip_radius needs the records (fit), not merged statistics (fit_stats)")
             zs = self._reduced_stats(stats, basis)
             base_stats = stats
-        shares = self._shares(self.output_space_ == "original")
-        e = {k_: eps_model * v for k_, v in shares.items()}
-        sens = moment_sensitivities(k, R)
-        self.sensitivities_.update(sens)
-        self.budget_split_.update(e)
+        return zs, base_stats
+
+    def _class_gaussians(self, zs, sens, e, eps, k, C) -> None:
+        """Noisy class counts, class sums and class second moments, then one Gaussian per class."""
         empty = SufficientStats(p=k)
         per = [zs.classes.get(c, empty) for c in range(C)]
         counts = np.array([s.n for s in per], dtype=np.float64)
@@ -183,18 +199,6 @@ class PCAGMM(_PCAGaussBase):
                 for c in range(C)])
         self.class_counts_ = n_hat
         self.weights_ = n_hat / n_hat.sum()
-        if self.output_space_ == "original":
-            self.residual_var_ = PCAGauss._exact_residual(base_stats, basis) if math.isinf(eps) else \
-                self._residual(base_stats, basis, e["residual"])
-        else:
-            self.residual_var_ = 0.0
-        self._finish_common(basis, k)
-        if self.pca_source == "split":
-            self.budget_split_ = {"basis (set-aside records, parallel)": eps, **{f"{k_} (model records)": v
-                                                                                for k_, v in e.items()}}
-        self.privacy_cost_ = PrivacyCost(eps, float(self.delta) if self.pca_source == "analyze-gauss"
-                                         and self.is_private else 0.0)
-        return self
 
     def sample(self, n: int):
         gen = self.source_.generator

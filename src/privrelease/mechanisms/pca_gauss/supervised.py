@@ -11,7 +11,6 @@ from ...engine.stats import SufficientStats
 from ...errors import InputDataError
 from ...linalg import psd_repair
 from ..base import Capabilities
-from ...dp.costs import PrivacyCost
 from .common import moment_sensitivities, _PCAGaussBase, _COMMON_DOC
 from .unsupervised import PCAGauss
 
@@ -111,11 +110,7 @@ class PCAGaussSupervised(_PCAGaussBase):
             self.residual_var_ = self._residual(SufficientStats.from_matrix(Xm), basis, e["residual"]) \
                 if self.output_space_ == "original" else 0.0
         self._finish_common(basis, k)
-        if self.pca_source == "split":
-            self.budget_split_ = {"basis (set-aside records, parallel)": eps, **{f"{k_} (model records)": v
-                                                                                for k_, v in e.items()}}
-        self.privacy_cost_ = PrivacyCost(eps, float(self.delta) if self.pca_source == "analyze-gauss"
-                                         and self.is_private else 0.0)
+        self._finish_cost(eps, e)
         return self
 
     def sample(self, n: int):

@@ -13,7 +13,6 @@ from ...linalg import psd_repair, sorted_eigh
 from ..base import R1
 from ..constraints import Options
 from .basis import centred_second_moment, public_centre
-from ...dp.costs import PrivacyCost
 from .common import moment_sensitivities, spectrum_sensitivity, _PCAGaussBase, _COMMON_DOC
 
 
@@ -144,11 +143,7 @@ class PCAGauss(_PCAGaussBase):
             self.residual_var_ = self._exact_residual(base_stats, basis) if math.isinf(eps) else \
                 self._residual(base_stats, basis, e["residual"])
         self._finish_common(basis, k)
-        if self.pca_source == "split":
-            self.budget_split_ = {"basis (set-aside records, parallel)": eps, **{f"{k_} (model records)": v
-                                                                                for k_, v in e.items()}}
-        cost = PrivacyCost(eps, float(self.delta) if self.pca_source == "analyze-gauss" and self.is_private else 0.0)
-        self.privacy_cost_ = cost
+        self._finish_cost(eps, e)
         return self
 
     @staticmethod
