@@ -28,7 +28,7 @@ CHUNK = 100_000
 
 def one(n: int, p: int, m: int) -> dict:
     from privrelease.evaluation.resources import peak_rss_mb
-    from privrelease.mechanisms.compression import Compression
+    from privrelease.mechanisms.compression.mechanism import Compression
 
     def chunks():
         rng = np.random.default_rng(12345)

@@ -51,7 +51,7 @@ TARGET_S = 10.0
 
 def _sampler(schema_path: str, randomness: str) -> dict:
     from privrelease.datasets import load_example
-    from privrelease.mechanisms.jiang_lda import JiangLDA
+    from privrelease.mechanisms.jiang.lda import JiangLDA
     from privrelease.schema import Encoder
 
     df, schema = load_example("adult")

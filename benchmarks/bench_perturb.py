@@ -39,7 +39,7 @@ def main(argv=None) -> dict:
 
     from privrelease.evaluation.inference_attack import balanced_sample
     from privrelease.experiments.zhuang import load_hapt
-    from privrelease.mechanisms.jupa import JUPAMMDPerturbation
+    from privrelease.mechanisms.projections.mmd import JUPAMMDPerturbation
 
     X, act, subj = load_hapt()
     rng = np.random.default_rng(args.seed)

@@ -13,7 +13,7 @@ from privrelease import release
 from privrelease.accounting import Ledger
 from privrelease.errors import BudgetExceededError, ParameterError
 from privrelease.mechanisms import list_mechanisms
-from privrelease.mechanisms.privacy import PrivacyCost
+from privrelease.dp.costs import PrivacyCost
 
 MECHS = [m for m in list_mechanisms() if getattr(m, "contract_release", True)]
 DP = [m for m in MECHS if m.guarantee != "distributional"]

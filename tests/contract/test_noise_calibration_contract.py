@@ -104,7 +104,7 @@ def _same(a, b) -> bool:
 
 @pytest.mark.parametrize("source", ["laplace", "analyze-gauss"])
 def test_pca_gauss_supervised_records_scales_and_bound_first(source, small_schema, small_df):
-    from privrelease.mechanisms.pca_gauss import PCAGaussSupervised
+    from privrelease.mechanisms.pca_gauss.supervised import PCAGaussSupervised
     from privrelease.schema import Encoder
 
     X = Encoder(small_schema.select(["age", "color"])).encode(small_df).X

@@ -14,7 +14,7 @@ import pytest
 
 from privrelease.evaluation.audit import HalvedNoiseSource, TranscriptSource
 from privrelease.mechanisms import list_mechanisms
-from privrelease.mechanisms.pca_gauss import PCAGauss
+from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
 from privrelease.release import build_mechanism, encoders
 
 DP = [m for m in list_mechanisms() if m.guarantee in ("epsilon-DP", "(epsilon,delta)-DP")]

@@ -20,7 +20,7 @@ from privrelease.accounting.ledger import Ledger  # noqa: E402
 from privrelease.engine import RecordMap, stream_stats  # noqa: E402
 from privrelease.engine.passes import ChunkPasses, DaskPasses  # noqa: E402
 from privrelease.errors import InputDataError  # noqa: E402
-from privrelease.mechanisms.gauss_pca import GaussPCA  # noqa: E402
+from privrelease.mechanisms.gauss_mixture.gauss_pca import GaussPCA  # noqa: E402
 from privrelease.release import release_file  # noqa: E402
 from privrelease.release.sources import FileSource, resolve_inputs  # noqa: E402
 from privrelease.schema import Encoder  # noqa: E402

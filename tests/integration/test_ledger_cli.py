@@ -17,7 +17,7 @@ from privrelease.accounting import Ledger
 from privrelease.cli.app import main
 from privrelease.datasets import example_paths
 from privrelease.errors import BudgetExceededError
-from privrelease.mechanisms.laplace import LaplaceIdentity
+from privrelease.mechanisms.baselines.laplace import LaplaceIdentity
 from privrelease.release import release, release_file
 from privrelease.schema import Schema
 

@@ -86,7 +86,7 @@ def test_non_finite_epsilon_exits_2_and_large_epsilon_warns(tmp_path, capsys, ad
 def test_unwritable_certificate_is_found_before_anything_happens(tmp_path, capsys, adult_slice, monkeypatch):
     """First-use defect 2: the table was published and the budget charged, then writing the certificate
     failed (exit 1); a retry spent the budget twice. Now nothing is read, charged or written."""
-    from privrelease.mechanisms.laplace import LaplaceIdentity
+    from privrelease.mechanisms.baselines.laplace import LaplaceIdentity
 
     def never(*a, **k):
         raise AssertionError("the data were read although an output cannot be written")
@@ -197,7 +197,7 @@ def test_permission_error_on_the_output_folder_exits_2_before_reading(tmp_path, 
     """First-use defect 4: a PermissionError naming an internal temporary file (exit 1), found only after
     the statistics pass; now exit 2, one line naming the folder, before the data are read."""
     from privrelease.release import transaction as tx
-    from privrelease.mechanisms.laplace import LaplaceIdentity
+    from privrelease.mechanisms.baselines.laplace import LaplaceIdentity
 
     def denied(*a, **k):
         raise PermissionError(13, "Permission denied")
@@ -216,7 +216,7 @@ def test_permission_error_on_the_output_folder_exits_2_before_reading(tmp_path, 
 def test_n_synthetic_is_checked_before_the_data_are_read(tmp_path, capsys, adult_slice, monkeypatch):
     """A bad --n-synthetic was found only after the fit (ledger charged, then cancelled), and a row-aligned
     mechanism ignored it silently; both are refused before anything is read."""
-    from privrelease.mechanisms.laplace import LaplaceIdentity
+    from privrelease.mechanisms.baselines.laplace import LaplaceIdentity
 
     data, schema = adult_slice
     code, _, err = _release(capsys, data, schema, "--out", tmp_path / "o.csv", "--n-synthetic", "0",

@@ -23,9 +23,9 @@ import math
 import numpy as np
 import pytest
 
-import privrelease.mechanisms.gauss_copula as gc
+import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
 from privrelease.evaluation.audit import audit_epsilon
-from privrelease.mechanisms.zcdp import calibrate_rho
+from privrelease.dp.calibration import calibrate_rho
 
 from test_audit_gauss_pca import RecordingSource
 

@@ -28,9 +28,9 @@ import math
 import numpy as np
 import pytest
 
-import privrelease.mechanisms.gauss_pca as gp
+import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
 from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
-from privrelease.mechanisms.zcdp import calibrate_rho
+from privrelease.dp.calibration import calibrate_rho
 from privrelease.noise.samplers import RandomSource, SeededSource
 
 PARTS = ("centre", "radius", "basis", "counts", "sums", "moments", "residual")

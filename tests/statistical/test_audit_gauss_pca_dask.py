@@ -26,7 +26,7 @@ import pytest
 
 pytest.importorskip("distributed", reason="dask[distributed] is an optional extra")
 
-import privrelease.mechanisms.gauss_pca as gp  # noqa: E402
+import privrelease.mechanisms.gauss_mixture.gauss_pca as gp  # noqa: E402
 from privrelease.engine import RecordMap, SufficientStats  # noqa: E402
 from privrelease.engine.passes import DaskPasses  # noqa: E402
 from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon  # noqa: E402

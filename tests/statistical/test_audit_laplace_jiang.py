@@ -33,7 +33,7 @@ import sys
 import numpy as np
 import pytest
 
-import privrelease.mechanisms.jiang_pca as jiang_module
+import privrelease.mechanisms.jiang.pca as jiang_module
 from privrelease.engine import SufficientStats
 from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.linalg import upper

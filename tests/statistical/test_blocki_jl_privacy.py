@@ -42,7 +42,7 @@ import numpy as np
 import pytest
 
 from privrelease.evaluation.audit import audit_epsilon
-from privrelease.mechanisms import pca_gauss_baselines as B
+from privrelease.mechanisms.baselines import blocki_jl as B
 
 EPS = 1.0
 DELTA = 1e-5

@@ -5,7 +5,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from privrelease.mechanisms.compression import Compression, compressed_covariance, normalized_covariance
+from privrelease.mechanisms.compression.mechanism import Compression
+from privrelease.mechanisms.compression.bounds import compressed_covariance, normalized_covariance
 
 
 def _X(n=300, seed=0):

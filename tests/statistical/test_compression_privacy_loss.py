@@ -12,7 +12,8 @@ import numpy as np
 
 from privrelease.evaluation.audit import audit_epsilon
 from privrelease.evaluation.distributional import _sample_S, audit_pair, example_iii6_pair, log_likelihood_ratio
-from privrelease.mechanisms.compression import Compression, compressed_covariance, normalized_covariance
+from privrelease.mechanisms.compression.mechanism import Compression
+from privrelease.mechanisms.compression.bounds import compressed_covariance, normalized_covariance
 
 N, P, M, C = 30, 3, 20, 0.4  # a narrow acceptance box: truncation matters
 

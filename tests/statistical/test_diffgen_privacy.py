@@ -10,7 +10,7 @@ ratio is exactly exp(epsilon); the halved-noise mutant reaches exp(2 epsilon).
 import numpy as np
 import pytest
 
-from privrelease.mechanisms.diffgen import DiffGen
+from privrelease.mechanisms.baselines.diffgen import DiffGen
 from privrelease.schema.encoding import EncodedDomain
 
 from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import privrelease.mechanisms.gauss_pca as gp
+import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
 from draw_audit_cases import DrawCase, case_tests
 
 EPS, DELTA, R, N = 2.0, 1e-5, 0.2, 2000

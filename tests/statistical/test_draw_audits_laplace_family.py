@@ -43,9 +43,11 @@ import numpy as np
 
 from draw_audit_cases import DrawCase, case_tests
 from privrelease.mechanisms import JiangPCA, LaplaceIdentity
-from privrelease.mechanisms import pca_gauss_baselines as B
-from privrelease.mechanisms.jiang_lda import JiangLDA
-from privrelease.mechanisms.pca_gauss import PCAGMM, PCAGauss, PCAGaussSupervised
+from privrelease.mechanisms import baselines as B
+from privrelease.mechanisms.jiang.lda import JiangLDA
+from privrelease.mechanisms.pca_gauss.gmm import PCAGMM
+from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
+from privrelease.mechanisms.pca_gauss.supervised import PCAGaussSupervised
 from privrelease.schema.encoding import EncodedDomain
 
 EPS = 1.0

@@ -49,11 +49,11 @@ import numpy as np
 import pytest
 
 from draw_audit_cases import DrawCase, case_tests
-import privrelease.mechanisms.gauss_pca as gp
+import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
 from privrelease.evaluation.audit import HalvedNoiseSource, StopAtDraw, TranscriptSource, audit_epsilon, exact_prefix
-from privrelease.mechanisms import pca_gauss_baselines as B
-from privrelease.mechanisms.diffgen import DiffGen
-from privrelease.mechanisms.exponential import ExponentialRecords
+from privrelease.mechanisms import baselines as B
+from privrelease.mechanisms.baselines.diffgen import DiffGen
+from privrelease.mechanisms.baselines.exponential import ExponentialRecords
 from privrelease.noise import SeededSource
 from privrelease.schema.encoding import EncodedDomain
 
@@ -212,7 +212,7 @@ def audit_diffgen_specialise(factor, trials, seed):
 
 
 def test_diffgen_specialise_pair_moves_the_scores_by_one():
-    from privrelease.mechanisms.diffgen import max_score
+    from privrelease.mechanisms.baselines.diffgen import max_score
 
     def scores(D):
         X, y = D

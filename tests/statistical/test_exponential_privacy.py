@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
-from privrelease.mechanisms.exponential import ExponentialRecords
+from privrelease.mechanisms.baselines.exponential import ExponentialRecords
 
 EPS = 1.0
 

@@ -22,7 +22,7 @@ import pytest
 from privrelease.datasets import shared_datasets_dir
 from privrelease.evaluation.audit import audit_epsilon
 from privrelease.evaluation.inference_attack import Method, evaluate
-from privrelease.mechanisms.jupa import JUPAMMDPerturbation, MMDPerturbation
+from privrelease.mechanisms.projections.mmd import JUPAMMDPerturbation, MMDPerturbation
 
 
 def _separated(n_per_cell=40, seed=0):

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
-from privrelease.mechanisms.jiang_lda import JiangLDA
+from privrelease.mechanisms.jiang.lda import JiangLDA
 from privrelease.schema.encoding import EncodedDomain
 
 EPS = 1.0

@@ -16,7 +16,7 @@ import pytest
 
 from pca_audit_helpers import audit, far_side_event, halve_noise, source
 from privrelease.dp.selection import exponential_mechanism
-from privrelease.mechanisms import pca_gauss_baselines as B
+from privrelease.mechanisms import baselines as B
 from privrelease.noise import make_source
 
 pytestmark = pytest.mark.slow

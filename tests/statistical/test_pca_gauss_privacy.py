@@ -18,8 +18,10 @@ from pca_audit_helpers import audit, far_side_event, halve_noise, source
 from privrelease.dp.calibration import analytic_gaussian_multiplier
 from privrelease.engine import SufficientStats
 from privrelease.linalg import upper
-from privrelease.mechanisms import pca_basis
-from privrelease.mechanisms.pca_gauss import PCAGMM, PCAGauss, PCAGaussSupervised
+from privrelease.mechanisms.pca_gauss import basis as pca_basis
+from privrelease.mechanisms.pca_gauss.gmm import PCAGMM
+from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
+from privrelease.mechanisms.pca_gauss.supervised import PCAGaussSupervised
 from privrelease.noise import make_source
 
 pytestmark = pytest.mark.slow  # about 2 minutes in all: run with -m slow

@@ -62,7 +62,7 @@ def test_compiled_kernel_is_cached_on_disk(tmp_path):
 
 def test_kernel_compiles_when_no_cache_folder_is_writable(monkeypatch):
     """When numba can find no writable cache folder it refuses ``cache=True``; the release must not fail."""
-    from privrelease.mechanisms import jiang_lda
+    from privrelease.mechanisms.jiang import lda as jiang_lda
 
     class FakeNumba:
         calls = []

@@ -8,16 +8,8 @@ import pytest
 
 from privrelease.errors import InputDataError, ParameterError
 from privrelease.mechanisms import get_mechanism
-from privrelease.mechanisms.compression import (
-    C_PAPER,
-    Compression,
-    compressed_covariance,
-    min_rows,
-    normalized_covariance,
-    pca_utility_bound,
-    projector_distance,
-    truncation_threshold,
-)
+from privrelease.mechanisms.compression.bounds import C_PAPER, compressed_covariance, min_rows, normalized_covariance, pca_utility_bound, projector_distance, truncation_threshold
+from privrelease.mechanisms.compression.mechanism import Compression
 
 
 def _data(n=2000, p=5, seed=0):
@@ -61,7 +53,7 @@ def test_same_seed_same_output_and_chunking_invariance():
 
 def test_streaming_matches_explicit_phi():
     """Phi X with the explicit Phi (rebuilt from the same block generators) equals the streamed product."""
-    from privrelease.mechanisms.compression import _block_generator
+    from privrelease.mechanisms.compression.mechanism import _block_generator
 
     X = _data(n=500, p=3)
     mech = Compression(m=40, block_rows=64, rng=3).fit(X)

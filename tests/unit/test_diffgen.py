@@ -7,7 +7,7 @@ import pytest
 
 from privrelease.datasets import data_path, load_example
 from privrelease.errors import ParameterError, SchemaError
-from privrelease.mechanisms.diffgen import DiffGen, infogain, max_score, score_sensitivity, taxonomy_tree
+from privrelease.mechanisms.baselines.diffgen import DiffGen, infogain, max_score, score_sensitivity, taxonomy_tree
 from privrelease.schema import Encoder, Schema
 from privrelease.schema.encoding import EncodedDomain
 

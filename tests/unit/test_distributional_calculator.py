@@ -13,7 +13,8 @@ from privrelease.evaluation.distributional import (
     log_likelihood_ratio,
     theorem_iv6_alpha,
 )
-from privrelease.mechanisms.compression import C_PAPER, Compression, normalized_covariance
+from privrelease.mechanisms.compression.bounds import C_PAPER, normalized_covariance
+from privrelease.mechanisms.compression.mechanism import Compression
 
 
 def test_theorem_iv6_by_hand():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from privrelease.errors import ParameterError
-from privrelease.mechanisms.exponential import ExponentialRecords, utility_sensitivity
+from privrelease.mechanisms.baselines.exponential import ExponentialRecords, utility_sensitivity
 from privrelease.schema.encoding import EncodedDomain
 
 

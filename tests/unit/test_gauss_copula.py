@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from privrelease.errors import ParameterError
-from privrelease.mechanisms.gauss_copula import (GaussCopula, NumericCells, histogram_sensitivity,
+from privrelease.mechanisms.gauss_mixture.gauss_copula import (GaussCopula, NumericCells, histogram_sensitivity,
                                                  project_to_simplex, quota_assign)
 from privrelease.release import release
 from privrelease.schema import Encoder, Schema
@@ -159,7 +159,7 @@ def test_streamed_file_release(tmp_path):
 
 
 def test_auto_bins_and_denoise():
-    from privrelease.mechanisms.gauss_copula import auto_bins, denoise
+    from privrelease.mechanisms.gauss_mixture.gauss_copula import auto_bins, denoise
 
     assert auto_bins(30000, 0.0) == 64
     assert auto_bins(15000, 36.0) == 32  # 15000 / (8 * 36) = 52 -> 32

@@ -14,7 +14,7 @@ from privrelease.engine.preprocess import scale_rows_to_ball
 from privrelease.errors import ParameterError, WeakPrivacyWarning
 from privrelease.linalg import upper
 from privrelease.mechanisms import get_mechanism
-from privrelease.mechanisms import gauss_pca as gp
+from privrelease.mechanisms.gauss_mixture import gauss_pca as gp
 from privrelease.dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from privrelease.release import DEFAULT_MECHANISM
 from privrelease.schema import EncodedDomain, Schema

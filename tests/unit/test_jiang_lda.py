@@ -11,9 +11,7 @@ import pytest
 
 from privrelease.errors import InputDataError, ParameterError
 from privrelease.linalg import upper
-from privrelease.mechanisms.jiang_lda import (
-    JiangLDA, greedy_l1_sample, lda_sensitivities, paper_lda_sensitivity, _greedy_kernel, _greedy_numpy,
-)
+from privrelease.mechanisms.jiang.lda import JiangLDA, greedy_l1_sample, lda_sensitivities, paper_lda_sensitivity, _greedy_kernel, _greedy_numpy
 from privrelease.schema.encoding import EncodedDomain
 
 
@@ -132,7 +130,7 @@ def test_numpy_fallback_emits_the_same_records_as_the_compiled_kernel(p1, ks, K,
 
 
 def test_sampler_falls_back_to_numpy_without_numba(monkeypatch):
-    import privrelease.mechanisms.jiang_lda as mod
+    import privrelease.mechanisms.jiang.lda as mod
 
     X, y, dom = _toy(200)
     fitted = JiangLDA(1.0, domain=dom, rng=3).fit(X, y)
@@ -150,7 +148,7 @@ def test_release_works_when_numba_cannot_be_imported(tmp_path):
     code = (
         "import sys; sys.modules['numba'] = None\n"
         "import numpy as np\n"
-        "from privrelease.mechanisms import jiang_lda as J\n"
+        "from privrelease.mechanisms.jiang import lda as J\n"
         "from privrelease.schema.encoding import EncodedDomain\n"
         "dom = EncodedDomain(p=4, numeric=(0,), blocks=((1, 4),))\n"
         "rng = np.random.default_rng(0)\n"

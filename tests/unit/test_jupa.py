@@ -5,9 +5,8 @@ import pytest
 
 from privrelease.errors import InputDataError, ParameterError
 from privrelease.mechanisms import get_mechanism
-from privrelease.mechanisms.jupa import (
-    DCA, JUPA, MDR, PROJECTIONS, RUCA, MMDPerturbation, PCAProjection, make_projection, scatter_matrices,
-)
+from privrelease.mechanisms.projections.jupa import DCA, JUPA, MDR, PROJECTIONS, RUCA, PCAProjection, make_projection, scatter_matrices
+from privrelease.mechanisms.projections.mmd import MMDPerturbation
 
 
 def _data(n=600, seed=0, m=8):

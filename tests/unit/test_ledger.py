@@ -12,7 +12,7 @@ import pytest
 
 from privrelease.accounting import Ledger
 from privrelease.errors import BudgetExceededError, ParameterError
-from privrelease.mechanisms.privacy import PrivacyCost
+from privrelease.dp.costs import PrivacyCost
 
 
 @pytest.fixture

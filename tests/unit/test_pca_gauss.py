@@ -13,19 +13,11 @@ from privrelease.engine import SufficientStats
 from privrelease.errors import InputDataError, ParameterError
 from privrelease.linalg import haar_orthonormal, upper
 from privrelease.mechanisms import get_mechanism
-from privrelease.mechanisms.pca_basis import (
-    analyze_gauss_l2_sensitivity,
-    lap_pca_sensitivity,
-    load_public_components,
-)
-from privrelease.mechanisms.pca_gauss import (
-    PCAGMM,
-    PCAGauss,
-    PCAGaussSupervised,
-    moment_sensitivities,
-    residual_sensitivity,
-    spectrum_sensitivity,
-)
+from privrelease.mechanisms.pca_gauss.basis import analyze_gauss_l2_sensitivity, lap_pca_sensitivity, load_public_components
+from privrelease.mechanisms.pca_gauss.gmm import PCAGMM
+from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
+from privrelease.mechanisms.pca_gauss.supervised import PCAGaussSupervised
+from privrelease.mechanisms.pca_gauss.common import moment_sensitivities, residual_sensitivity, spectrum_sensitivity
 
 GRID = (0.0, 0.5, 1.0)
 

@@ -10,7 +10,7 @@ import pytest
 from privrelease.errors import ParameterError
 from privrelease.evaluation.utility import kmeans_silhouette, krr_rmse, svm_accuracy, tstr
 from privrelease.mechanisms import get_mechanism
-from privrelease.mechanisms import pca_gauss_baselines as B
+from privrelease.mechanisms import baselines as B
 from privrelease.noise import make_source
 from privrelease.schema.encoding import EncodedDomain
 

@@ -11,7 +11,7 @@ from privrelease import release, release_file
 from privrelease.engine import RecordMap, SufficientStats, stream_stats
 from privrelease.errors import ParameterError, SchemaError, WeakPrivacyWarning
 from privrelease.io import write_table
-from privrelease.mechanisms import gauss_pca as gp
+from privrelease.mechanisms.gauss_mixture import gauss_pca as gp
 from privrelease.release import default_delta
 from privrelease.schema import Encoder, Schema
 

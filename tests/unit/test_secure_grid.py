@@ -9,7 +9,7 @@ import pytest
 
 from privrelease.engine import SufficientStats
 from privrelease.errors import InputDataError, ParameterError
-from privrelease.mechanisms.jiang_pca import JiangPCA
+from privrelease.mechanisms.jiang.pca import JiangPCA
 from privrelease.noise import SecureSource, make_source
 from privrelease.noise.samplers import grid_step
 from privrelease.schema.encoding import EncodedDomain

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from privrelease.linalg import upper
-from privrelease.mechanisms.jiang_pca import moment_sensitivity, paper_moment_sensitivity, projection_sensitivity
-from privrelease.mechanisms.laplace import identity_sensitivity
+from privrelease.mechanisms.jiang.pca import moment_sensitivity, paper_moment_sensitivity, projection_sensitivity
+from privrelease.mechanisms.baselines.laplace import identity_sensitivity
 from privrelease.schema.encoding import EncodedDomain
 
 

@@ -493,7 +493,7 @@ def ledger_declare(
     delta: float = typer.Option(0.0, "--delta", help="Total delta of the dataset (for (epsilon, delta)-DP releases)."),
 ):
     """Declare a dataset's total budget before its first release (needed for a total delta > 0)."""
-    from ..mechanisms.privacy import PrivacyCost
+    from ..dp.costs import PrivacyCost
 
     total = _open_ledger(ledger, must_exist=False).declare(dataset_id, PrivacyCost(epsilon, delta))
     typer.echo(f"{dataset_id}: total epsilon {total.epsilon:.6g}, delta {total.delta:.3g}")

@@ -1,6 +1,6 @@
 """Distributional-privacy calculator for the Zhou-Ligett-Wasserman compression (seed 001).
 
-Two tools, both for the mechanism :class:`privrelease.mechanisms.compression.Compression`:
+Two tools, both for the mechanism :class:`privrelease.mechanisms.compression.mechanism.Compression`:
 
 * :func:`theorem_iv6_alpha` evaluates the paper's bound (Theorem IV.6) on alpha for
   given ``n, p, m`` and the assumptions it rests on (``Delta_max``, ``||Delta||_F``,
@@ -36,13 +36,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from ..errors import InputDataError, ParameterError
-from ..mechanisms.compression import (
-    C_PAPER,
-    default_delta_max,
-    min_rows,
-    normalized_covariance,
-    truncation_threshold,
-)
+from ..mechanisms.compression.bounds import C_PAPER, default_delta_max, min_rows, normalized_covariance, truncation_threshold
 
 __all__ = ["theorem_iv6_alpha", "log_likelihood_ratio", "audit_pair", "PairAudit", "example_iii6_pair"]
 

@@ -42,7 +42,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 from ..errors import InputDataError, ParameterError
-from ..mechanisms.jupa import MMDPerturbation, make_projection
+from ..mechanisms.projections.mmd import MMDPerturbation
+from ..mechanisms.projections.jupa import make_projection
 
 PAPER_GRID = {"C": [10.0 ** k for k in range(-3, 4)], "gamma": [10.0 ** k for k in range(-3, 4)]}
 FAST_GRID = {"C": [1.0, 10.0, 100.0, 1000.0], "gamma": [0.01, 0.1, 1.0]}
@@ -188,7 +189,7 @@ def evaluate(
     n_components : K (default: number of utility classes - 1)
     repetitions : independent repetitions (fresh sample, split, projection, targets)
     cv, grid : folds and C / gamma grid of the SVM searches (default 10-fold, 10^-3..10^3)
-    update, max_iter, lam, alpha : MMD parameters (:class:`~privrelease.mechanisms.jupa.MMDPerturbation`)
+    update, max_iter, lam, alpha : MMD parameters (:class:`~privrelease.mechanisms.projections.mmd.MMDPerturbation`)
     mmd_factory : optional callable ``(seed) -> MMDPerturbation``-like object (for testing broken variants)
     n_jobs : parallel jobs of the grid searches
 

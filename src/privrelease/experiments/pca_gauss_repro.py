@@ -36,7 +36,7 @@ import pandas as pd
 from ..datasets import require_dataset
 from ..evaluation.utility import kmeans_silhouette, krr_rmse, svm_accuracy
 from ..mechanisms import get_mechanism
-from ..mechanisms.pca_gauss_baselines import randomized_response
+from ..mechanisms.baselines.projected import randomized_response
 from ..noise import make_source
 from .registry import pyplot, reproduction, save_figure, write_json
 

@@ -4,7 +4,7 @@ The seed has no experiments (ALGORITHMS.md 7.2); these two runs check its claims
 
 ``zhou-pca-bound`` (Proposition III.4 / Theorem V.1): on real data (HAPT window
 features, a substitute for UCI HAR; GFE, 23,572 of 27,936 frames) and on Gaussian data,
-release ``Phi X`` with the :class:`~privrelease.mechanisms.compression.Compression`
+release ``Phi X`` with the :class:`~privrelease.mechanisms.compression.mechanism.Compression`
 mechanism for a grid of ``m`` and measure ``||P_D(A) - P_D(A + B)||_F`` between the
 top-D projectors of ``A = Sigma_X`` (original, normalised) and ``A + B = Xt^T Xt / m``
 (compressed), beside the bound ``||B||_F / delta_D`` (valid when
@@ -32,14 +32,8 @@ import pandas as pd
 
 from ..datasets import require_dataset
 from ..evaluation.distributional import audit_pair, example_iii6_pair, theorem_iv6_alpha
-from ..mechanisms.compression import (
-    C_PAPER,
-    Compression,
-    compressed_covariance,
-    min_rows,
-    pca_utility_bound,
-    truncation_threshold,
-)
+from ..mechanisms.compression.bounds import C_PAPER, compressed_covariance, min_rows, pca_utility_bound, truncation_threshold
+from ..mechanisms.compression.mechanism import Compression
 from .registry import pyplot, reproduction, save_figure, write_json
 
 PAPER_NOTE = ("The paper (ISIT 2009) has no experiments: it states Proposition III.4's bound "

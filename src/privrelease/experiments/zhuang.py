@@ -32,7 +32,7 @@ from ..datasets import require_dataset, shared_datasets_dir
 from ..errors import InputDataError, ParameterError
 from ..evaluation.inference_attack import FAST_GRID, evaluate, table_methods
 from ..io.tables import atomic_write
-from ..mechanisms.jupa import UPDATE_RULES
+from ..mechanisms.projections.mmd import UPDATE_RULES
 from .registry import pyplot, reproduction, save_figure, write_json
 
 # paper numbers: (utility Coarse, utility Fine, privacy Coarse, privacy Fine), ALGORITHMS.md 7.4

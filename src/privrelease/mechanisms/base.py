@@ -1,4 +1,4 @@
-"""Base class and registry of release mechanisms.
+"""Base classes of release mechanisms (the registry is :mod:`privrelease.mechanisms.registry`).
 
 Every mechanism is a scikit-learn style estimator: ``__init__`` only stores its
 keyword parameters, ``fit(X, y=None)`` validates them, spends the budget and sets
@@ -26,6 +26,7 @@ draws and names the output) is declared in one attribute, ``capabilities``
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from dataclasses import dataclass
@@ -34,10 +35,11 @@ from typing import ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from ..errors import InputDataError, ParameterError, UnknownMechanismError
+from ..errors import InputDataError, ParameterError
 from ..noise import make_source
 from ..schema.encoding import EncodedDomain
 from ..dp.costs import PrivacyCost, check_epsilon
+from .constraints import validate_parameters
 
 GUARANTEES = ("epsilon-DP", "(epsilon,delta)-DP", "distributional", "none (empirical)")
 
@@ -91,6 +93,20 @@ class Capabilities:
             raise ValueError(f"output_space must be one of {OUTPUT_SPACES}, got {self.output_space!r}")
 
 
+#: The methods that fit a mechanism; each checks the declared parameter constraints first.
+FIT_METHODS = ("fit", "fit_stats", "fit_passes", "fit_stream")
+
+
+def _checking_parameters(fit):
+    @functools.wraps(fit)
+    def checked(self, *args, **kwargs):
+        validate_parameters(self)
+        return fit(self, *args, **kwargs)
+
+    checked.checks_parameters = True
+    return checked
+
+
 class Mechanism(BaseEstimator):
     """Common machinery: parameter checks, randomness, fitted privacy metadata."""
 
@@ -103,6 +119,16 @@ class Mechanism(BaseEstimator):
     columns: ClassVar[str] = "the schema's columns"  # what the released table's columns are
     uses_delta: ClassVar[bool] = False
     capabilities: ClassVar[Capabilities] = Capabilities()
+    #: Every constructor parameter with the values it accepts (see :mod:`.constraints`); checked
+    #: before any of the ``fit`` methods runs.
+    _parameter_constraints: ClassVar[dict] = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for method in FIT_METHODS:
+            fit = getattr(cls, method, None)  # also a mixin's (DataIndependentFit.fit)
+            if fit is not None and not getattr(fit, "checks_parameters", False):
+                setattr(cls, method, _checking_parameters(fit))
 
     def release_passes(self) -> str:
         """How a file release fits this instance: the declared ``capabilities.passes``, unless
@@ -327,34 +353,3 @@ class SyntheticMechanism(Mechanism):
 
     def sample(self, n: int):
         raise NotImplementedError
-
-
-# ---- registry -----------------------------------------------------------------
-_REGISTRY: dict[str, type[Mechanism]] = {}
-
-
-def register(cls: type[Mechanism]) -> type[Mechanism]:
-    """Class decorator adding a mechanism to the registry under ``cls.name``."""
-    if not cls.name:
-        raise ValueError("a registered mechanism needs a name")
-    if cls.guarantee not in GUARANTEES:
-        raise ValueError(f"{cls.name}: guarantee must be one of {GUARANTEES}")
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def get_mechanism(name: str) -> type[Mechanism]:
-    from . import _load_all  # noqa: F401  (import side effect fills the registry)
-
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise UnknownMechanismError(
-            f"unknown mechanism '{name}'; available: {', '.join(sorted(_REGISTRY))}"
-        ) from None
-
-
-def list_mechanisms() -> list[type[Mechanism]]:
-    from . import _load_all  # noqa: F401
-
-    return [_REGISTRY[k] for k in sorted(_REGISTRY)]

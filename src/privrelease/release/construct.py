@@ -21,7 +21,7 @@ import pandas as pd
 from ..engine import RecordMap
 from ..errors import InputDataError, ParameterError, SchemaError, WeakPrivacyWarning
 from ..mechanisms import Mechanism, get_mechanism
-from ..mechanisms.privacy import PrivacyCost, check_delta, check_epsilon
+from ..dp.costs import PrivacyCost, check_delta, check_epsilon
 from ..schema import Encoder, Schema
 
 DEFAULT_MECHANISM = "gauss-copula"

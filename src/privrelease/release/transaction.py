@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import OutputError, ParameterError
-from ..mechanisms.privacy import PrivacyCost
+from ..dp.costs import PrivacyCost
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -8,16 +8,19 @@ encoded interval [0, 1].
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
 
-from ..dp.rounding import largest_remainder
-from ..dp.selection import exponential_mechanism
-from ..errors import InputDataError, ParameterError, SchemaError
-from .base import R1_LABEL, SyntheticMechanism, register
+from ...dp.rounding import largest_remainder
+from ...dp.selection import exponential_mechanism
+from ...errors import InputDataError, ParameterError, SchemaError
+from ..base import R1_LABEL, SyntheticMechanism
+from ..constraints import COMMON, Instance, Interval, Options
 
 SCORES = ("infogain", "max")
 MAX_CELLS = 20_000_000
@@ -118,7 +121,6 @@ def score_sensitivity(score: str, n_classes: int) -> float:
 
 # ---- the mechanism ---------------------------------------------------------------------
 
-@register
 class DiffGen(SyntheticMechanism):
     """Differentially private top-down specialisation with noisy leaf counts.
 
@@ -199,6 +201,14 @@ class DiffGen(SyntheticMechanism):
     ``generalized()`` gives the generalised cells themselves.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "score": [Options(*SCORES)],
+        "n_specializations": [Interval(Integral, 0, None, closed="left")],
+        "taxonomies": [None, Instance(dict, list, tuple, what="a list or dict of taxonomy trees")],
+        "n_classes": [None, Interval(Integral, 2, None, closed="left")],
+    }
+
     name: ClassVar[str] = "diffgen"
     relation: ClassVar[str] = R1_LABEL
     supervised: ClassVar[bool] = True
@@ -256,9 +266,36 @@ class DiffGen(SyntheticMechanism):
     # -- fit -------------------------------------------------------------------------------------
     def fit(self, X, y=None):
         eps, X, y, dom = self._check_common(X, y)
-        if self.score not in SCORES:
-            raise ParameterError(f"score must be one of {SCORES}, got {self.score!r}")
         h = self._check_int(self.n_specializations, "n_specializations", 0)
+        y, K, trees = self._labels_and_trees(y, dom)
+        self.n_classes_ = K
+        self.score_fn_ = infogain if self.score == "infogain" else max_score
+        self.delta_u_ = score_sensitivity(self.score, K)
+        n_num = dom.p1
+        # R1 worst case: n_num root splits, h choices, 2 child splits per numeric specialisation
+        n_em = (n_num + h + (2 * h if n_num else 0)) if h > 0 else 0
+        eps_prime = eps / (2 * n_em) if n_em > 0 else eps
+        n = X.shape[0]
+        attrs = _attributes(X, y, dom, trees, K)
+        spent = self._specialise_all(attrs, y, h, eps_prime)
+        eps_rem = eps - sum(spent.values()) if math.isfinite(eps) else eps
+        self._release_cells(attrs, y, n, K, eps_rem)
+        self.domain_ = dom
+        self.n_ = n
+        self.sensitivities_ = {"score": self.delta_u_, "counts_l1": 2.0}
+        self.noise_scales_["exponential_mechanism_temperature"] = \
+            (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0
+        self.budget_split_ = {"root split points (eps' per numeric attribute)": spent["root"],
+                              "specialisation choices (eps' each)": spent["choices"],
+                              "child split points (2 eps' per numeric specialisation)": spent["children"],
+                              "leaf counts": eps_rem}
+        self.eps_prime_ = eps_prime
+        self._set_cost(eps)
+        return self
+
+
+    def _labels_and_trees(self, y, dom):
+        """Integer class codes, the number of classes and one taxonomy tree per categorical block."""
         y = np.asarray(y)
         if y.ndim != 1 or (y.size and (not np.all(np.equal(np.mod(y, 1), 0)) or y.min() < 0)):
             raise InputDataError("y must be a 1-d array of integer class codes 0..K-1")
@@ -274,33 +311,12 @@ class DiffGen(SyntheticMechanism):
         for t, (a, b) in zip(trees, dom.blocks):
             if sorted(_leaves(t)) != list(range(b - a)):
                 raise ParameterError("each taxonomy must be an index tree listing every level of its block once")
-        self.n_classes_ = K
-        self.score_fn_ = infogain if self.score == "infogain" else max_score
-        self.delta_u_ = score_sensitivity(self.score, K)
-        n_num = dom.p1
-        # R1 worst case: n_num root splits, h choices, 2 child splits per numeric specialisation
-        n_em = (n_num + h + (2 * h if n_num else 0)) if h > 0 else 0
-        eps_prime = eps / (2 * n_em) if n_em > 0 else eps
-        n = X.shape[0]
-        # attributes: numeric columns then categorical blocks, in domain order
-        attrs = []
-        for j in dom.numeric:
-            attrs.append({"kind": "numeric", "col": int(j), "values": X[:, j]})
-        for (a, b), tree in zip(dom.blocks, trees):
-            attrs.append({"kind": "categorical", "cols": (a, b), "values": np.argmax(X[:, a:b], axis=1),
-                          "tree": tree})
-        attrs.sort(key=lambda d: d["col"] if d["kind"] == "numeric" else d["cols"][0])
+        return y, K, trees
+
+    def _specialise_all(self, attrs, y, h: int, eps_prime: float) -> dict:
+        """Root split points, then ``h`` specialisations chosen by the exponential mechanism;
+        returns the epsilon spent on each kind of choice."""
         spent = {"root": 0.0, "choices": 0.0, "children": 0.0}
-        # cut per attribute: list of concepts; assignment of each record to its concept position
-        for at in attrs:
-            at["assign"] = np.zeros(n, dtype=np.int64)
-            if at["kind"] == "numeric":
-                at["cut"] = [{"lo": 0.0, "hi": 1.0}]
-            else:
-                at["cut"] = [{"node": at["tree"]}]
-                lev_counts = np.zeros((b_minus_a(at), K))
-                np.add.at(lev_counts, (at["values"], y), 1)
-                at["level_counts"] = lev_counts
         if h > 0:  # at h = 0 no split point can reach the output: none is computed or charged
             for at in attrs:
                 if at["kind"] == "numeric":
@@ -326,7 +342,10 @@ class DiffGen(SyntheticMechanism):
             if at["kind"] == "numeric":
                 spent["children"] += 2 * eps_prime  # R1: a record may move between the two children
             self.specializations_.append({"attribute": ai, "concept": ci, "score": utils[k]})
-        eps_rem = eps - sum(spent.values()) if math.isfinite(eps) else eps
+        return spent
+
+    def _release_cells(self, attrs, y, n: int, K: int, eps_rem: float) -> None:
+        """Laplace counts of every (cell of the final cuts, class); the positive ones are kept."""
         # counts of every cell (product of the cuts) and class
         shape = tuple(len(at["cut"]) for at in attrs) + (K,)
         n_cells = int(np.prod(shape))
@@ -347,18 +366,6 @@ class DiffGen(SyntheticMechanism):
         self.cut_ = [[(c["lo"], c["hi"]) for c in at["cut"]] if at["kind"] == "numeric"
                      else [_leaves(c["node"]) for c in at["cut"]] for at in attrs]
         self._attrs_meta = [{k: at[k] for k in ("kind", "col", "cols") if k in at} for at in attrs]
-        self.domain_ = dom
-        self.n_ = n
-        self.sensitivities_ = {"score": self.delta_u_, "counts_l1": 2.0}
-        self.noise_scales_["exponential_mechanism_temperature"] = \
-            (2 * self.delta_u_ / eps_prime) if math.isfinite(eps_prime) else 0.0
-        self.budget_split_ = {"root split points (eps' per numeric attribute)": spent["root"],
-                              "specialisation choices (eps' each)": spent["choices"],
-                              "child split points (2 eps' per numeric specialisation)": spent["children"],
-                              "leaf counts": eps_rem}
-        self.eps_prime_ = eps_prime
-        self._set_cost(eps)
-        return self
 
     def _child_counts(self, at, ci, c, y):
         """(children, classes) counts if concept c can be specialised, else None."""
@@ -465,3 +472,28 @@ class DiffGen(SyntheticMechanism):
 def b_minus_a(at) -> int:
     a, b = at["cols"]
     return b - a
+
+
+def _attributes(X, y, dom, trees, K) -> list[dict]:
+    """One entry per attribute (numeric columns, then categorical blocks, in domain order), each
+    with its root cut and every record assigned to it."""
+    n = X.shape[0]
+    # attributes: numeric columns then categorical blocks, in domain order
+    attrs = []
+    for j in dom.numeric:
+        attrs.append({"kind": "numeric", "col": int(j), "values": X[:, j]})
+    for (a, b), tree in zip(dom.blocks, trees):
+        attrs.append({"kind": "categorical", "cols": (a, b), "values": np.argmax(X[:, a:b], axis=1),
+                      "tree": tree})
+    attrs.sort(key=lambda d: d["col"] if d["kind"] == "numeric" else d["cols"][0])
+    # cut per attribute: list of concepts; assignment of each record to its concept position
+    for at in attrs:
+        at["assign"] = np.zeros(n, dtype=np.int64)
+        if at["kind"] == "numeric":
+            at["cut"] = [{"lo": 0.0, "hi": 1.0}]
+        else:
+            at["cut"] = [{"node": at["tree"]}]
+            lev_counts = np.zeros((b_minus_a(at), K))
+            np.add.at(lev_counts, (at["values"], y), 1)
+            at["level_counts"] = lev_counts
+    return attrs

@@ -7,18 +7,19 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..dp.sensitivities import first_and_second_moment_l1
-from ..engine.stats import SufficientStats
-from ..linalg import mirror, sorted_eigh, upper
-from ..schema.encoding import EncodedDomain
-from .base import Capabilities, RowAlignedMechanism, register
+from ...dp.sensitivities import first_and_second_moment_l1
+from ...engine.stats import SufficientStats
+from ...linalg import mirror, sorted_eigh, upper
+from ...schema.encoding import EncodedDomain
+from ..base import Capabilities, RowAlignedMechanism
+from ..constraints import COMMON, FRACTION, POSITIVE_INT
 
 
 def moment_sensitivity(domain: EncodedDomain) -> float:
     """L1 sensitivity of ``(sum x, upper(sum x x^T))`` under replacement of one record.
 
-    ``s_mix = (p1 + 2 p2) + p1 (p1 + 1) / 2 + 2 p1 p2 + p2 (p2 + 1)`` (ALGORITHMS.md 2.1,
-    erratum E2). For numeric-only data (p2 = 0) this is the paper's ``p + p (p + 1) / 2``.
+    ``s_mix = (p1 + 2 p2) + p1 (p1 + 1) / 2 + 2 p1 p2 + p2 (p2 + 1)`` (derived in
+    docs/derivations.md, "Encoded rows"). For numeric-only data (p2 = 0) this is the paper's ``p + p (p + 1) / 2``.
     """
     return first_and_second_moment_l1(domain)
 
@@ -34,7 +35,6 @@ def projection_sensitivity(domain: EncodedDomain, k: int) -> float:
     return math.sqrt(k) * domain.max_l2_diff
 
 
-@register
 class JiangPCA(RowAlignedMechanism):
     """Differentially private PCA publishing: noisy moments, noisy projection, one row per record.
 
@@ -94,6 +94,12 @@ class JiangPCA(RowAlignedMechanism):
     Decoding is post-processing. Cost O(n p^2 + p^3 + n p k); streams in two passes.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "n_components": POSITIVE_INT,
+        "moment_share": FRACTION,
+    }
+
     name: ClassVar[str] = "jiang-pca"
     capabilities: ClassVar[Capabilities] = Capabilities(passes="statistics", estimates_covariance=True)
     summary: ClassVar[str] = ("Jiang et al. 2013 sec. 3.1 DP PCA publishing: noisy moments (sensitivity corrected, "
@@ -114,7 +120,7 @@ class JiangPCA(RowAlignedMechanism):
     def fit_stats(self, stats: SufficientStats, p=None):
         eps, _, _, dom = self._check_common(None, p=stats.p)
         k = self._check_int(self.n_components, "n_components", 1, dom.p)
-        share = self._check_fraction(self.moment_share, "moment_share")
+        share = float(self.moment_share)
         if stats.n < 2:
             from ..errors import InputDataError
 

@@ -6,20 +6,20 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..schema.encoding import EncodedDomain
-from .base import DataIndependentFit, RowAlignedMechanism, register
+from ...schema.encoding import EncodedDomain
+from ..base import DataIndependentFit, RowAlignedMechanism
+from ..constraints import COMMON
 
 
 def identity_sensitivity(domain: EncodedDomain) -> float:
     """L1 sensitivity of one encoded row under replacement: ``p1 + 2 p2``.
 
     A numeric entry moves by at most 1 (it lies in [0, 1]); a categorical variable
-    that changes level moves two dummies from 0 to 1 and 1 to 0. ALGORITHMS.md 2.3.
+    that changes level moves two dummies from 0 to 1 and 1 to 0 (docs/derivations.md, "Encoded rows").
     """
     return float(domain.max_l1_diff)
 
 
-@register
 class LaplaceIdentity(DataIndependentFit, RowAlignedMechanism):
     """Add Laplace noise to every encoded entry of every record (identity query).
 
@@ -52,6 +52,8 @@ class LaplaceIdentity(DataIndependentFit, RowAlignedMechanism):
     >>> LaplaceIdentity(epsilon=float("inf")).fit(X).transform(X).tolist() == X.tolist()
     True
     """
+
+    _parameter_constraints: ClassVar[dict] = COMMON
 
     name: ClassVar[str] = "laplace"
     summary: ClassVar[str] = "Laplace noise on every encoded entry (identity query; Jiang et al. sec. 4 baseline)"

@@ -6,7 +6,7 @@ marginals are those of a Gaussian mixture: atoms (a value held by many records, 
 as 0 in a zero-inflated column, or 40 hours a week) are smeared, and argmax decoding
 inflates every majority level. This mechanism spends a share of the zCDP budget on
 DP one-way histograms over public cells, uses them to map every numeric column to
-normal scores before fitting :class:`~privrelease.mechanisms.gauss_pca.GaussPCA` (a
+normal scores before fitting :class:`~privrelease.mechanisms.gauss_mixture.gauss_pca.GaussPCA` (a
 Gaussian copula), and, after sampling, maps numeric columns back through the DP
 quantiles and assigns categorical levels so that their frequencies meet the DP
 marginals. Atoms are cells of their own, so they come back as exact values.
@@ -21,13 +21,16 @@ from typing import Callable, ClassVar, Iterable
 import numpy as np
 from scipy.special import ndtri
 
-from ..errors import InputDataError, ParameterError
-from ..schema.encoding import EncodedDomain
-from .base import R1_LABEL, Capabilities, SyntheticMechanism, register
-from ..dp.rounding import largest_remainder
+from numbers import Integral, Real
+
+from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ...dp.costs import check_delta
+from ...dp.rounding import largest_remainder
+from ...errors import InputDataError, ParameterError
+from ...schema.encoding import EncodedDomain
+from ..base import R1_LABEL, Capabilities, SyntheticMechanism
+from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
 from .gauss_pca import GaussPCA
-from ..dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
-from ..dp.costs import check_delta
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
@@ -156,7 +159,6 @@ class NumericCells:
         return np.where(w > 0, np.clip((x - self.lo[k]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 0.0)
 
 
-@register
 class GaussCopula(SyntheticMechanism):
     """Gaussian copula over DP one-way marginals, with the gauss-pca mixture as its dependence model.
 
@@ -210,7 +212,7 @@ class GaussCopula(SyntheticMechanism):
     Guarantee: ``(epsilon, delta)``-DP under R1 with the label inside the record (one
     record, label included, replaced; n public). Budget: the total zCDP ``rho`` is
     calibrated from ``(epsilon, delta)`` exactly as for gauss-pca
-    (:func:`~privrelease.mechanisms.zcdp.calibrate_rho`). The mixture is given the
+    (:func:`~privrelease.dp.calibration.calibrate_rho`). The mixture is given the
     epsilon at which ``(1 - marginal_share) rho`` is ``(epsilon_m, delta)``-DP; its own
     calibration of that epsilon returns ``rho_mix`` (at most the target, by
     construction of the inversion), and the histograms get exactly
@@ -265,6 +267,20 @@ class GaussCopula(SyntheticMechanism):
     Passes: one for the histograms, then those of GaussPCA (two, three with labels).
     Memory ``O(sum of cells + C p^2)``, independent of n.
     """
+
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "marginal_share": FRACTION,
+        "bins": [Options("auto"), Interval(Integral, 1, None, closed="left")],
+        "integer_steps": [None, Instance(tuple, list, np.ndarray, what="a sequence of ints")],
+        "max_integer_cells": [Interval(Integral, 2, None, closed="left")],
+        "by_label": [BOOL, Options("auto")],
+        "threshold": [Interval(Real, 0, None, closed="left")],
+        "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "n_classes": N_CLASSES,
+        "accounting": [Options("auto", "gaussian", "zcdp")],
+    }
 
     name: ClassVar[str] = "gauss-copula"
     guarantee: ClassVar[str] = "(epsilon,delta)-DP"

@@ -35,11 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, top_eigenvectors, upper
-from ..dp.calibration import analytic_gaussian_multiplier
-from ..dp.costs import PrivacyCost
-from ..dp.sensitivities import box_second_moment_l1, gram_l2
+from ...errors import InputDataError, ParameterError
+from ...linalg import mirror, top_eigenvectors, upper
+from ...dp.calibration import analytic_gaussian_multiplier
+from ...dp.costs import PrivacyCost
+from ...dp.sensitivities import box_second_moment_l1, gram_l2
 
 PCA_SOURCES = ("laplace", "analyze-gauss", "public", "split")
 CENTRE = 0.5  # public centre of every encoded coordinate

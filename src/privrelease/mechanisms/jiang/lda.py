@@ -15,17 +15,20 @@ Two variants:
 
 from __future__ import annotations
 
+from numbers import Integral
+
 from typing import ClassVar
 
 import numpy as np
 
-from ..dp.rounding import largest_remainder
-from ..dp.sensitivities import second_moment_l1
-from ..engine.stats import SufficientStats
-from ..errors import InputDataError, ParameterError
-from ..linalg import mirror, upper
-from ..schema.encoding import EncodedDomain
-from .base import R1_LABEL, SyntheticMechanism, register
+from ...dp.rounding import largest_remainder
+from ...dp.sensitivities import second_moment_l1
+from ...engine.stats import SufficientStats
+from ...errors import InputDataError, ParameterError
+from ...linalg import mirror, upper
+from ...schema.encoding import EncodedDomain
+from ..base import R1_LABEL, SyntheticMechanism
+from ..constraints import BOOL, COMMON, Instance, Interval
 
 DEFAULT_SHARES = (0.1, 0.3, 0.6)
 NOT_DP = "none (paper-faithful variant: NOT differentially private, erratum E1)"
@@ -34,7 +37,7 @@ NOT_DP = "none (paper-faithful variant: NOT differentially private, erratum E1)"
 # ---- calibration ----------------------------------------------------------------
 
 def lda_sensitivities(domain: EncodedDomain, n_classes: int) -> dict:
-    """L1 sensitivities of the corrected statistics under R1 with the label in the record.
+    """L1 sensitivities of the corrected statistics under R1 with the label in the record (docs/derivations.md).
 
     Returns ``{"counts": 1 (two classes) or 2, "class_sums": 2 L, "second_moment": Delta2}``
     with ``L = p1 + p2`` (max ||x||_1 of an encoded row) and
@@ -303,7 +306,6 @@ def _compiled_kernel():
 
 # ---- the mechanism -------------------------------------------------------------------
 
-@register
 class JiangLDA(SyntheticMechanism):
     """LDA-based private data publishing: noisy class statistics, greedy L1 synthesis.
 
@@ -358,6 +360,13 @@ class JiangLDA(SyntheticMechanism):
     sensitivity is also too small (E2). It has no privacy guarantee.
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "budget_shares": [Instance(tuple, list, np.ndarray, what="a sequence of three shares")],
+        "paper_faithful": [BOOL],
+        "n_classes": [None, Interval(Integral, 2, None, closed="left")],
+    }
+
     name: ClassVar[str] = "jiang-lda"
     relation: ClassVar[str] = R1_LABEL
     supervised: ClassVar[bool] = True
@@ -393,8 +402,6 @@ class JiangLDA(SyntheticMechanism):
     # -- fit -----------------------------------------------------------------------
     def fit(self, X, y=None):
         eps, X, y, dom = self._check_common(X, y)
-        if not isinstance(self.paper_faithful, (bool, np.bool_)):
-            raise ParameterError(f"paper_faithful must be True or False, got {self.paper_faithful!r}")
         y = np.asarray(y)
         if y.ndim != 1 or (y.size and (not np.all(np.equal(np.mod(y, 1), 0)) or y.min() < 0)):
             raise InputDataError("y must be a 1-d array of integer class codes 0..K-1")

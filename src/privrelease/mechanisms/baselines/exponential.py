@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import math
 from typing import ClassVar
 
 import numpy as np
 
-from ..dp.selection import exponential_mechanism
-from ..errors import ParameterError
-from ..schema.encoding import EncodedDomain
-from .base import DataIndependentFit, RowAlignedMechanism, register
+from ...dp.selection import exponential_mechanism
+from ...errors import ParameterError
+from ...schema.encoding import EncodedDomain
+from ..base import DataIndependentFit, RowAlignedMechanism
+from ..constraints import COMMON, Interval
 
 
 def utility_sensitivity(domain: EncodedDomain) -> float:
@@ -22,7 +25,6 @@ def utility_sensitivity(domain: EncodedDomain) -> float:
     return float(domain.max_l1_diff)
 
 
-@register
 class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
     """Replace every record by a grid record drawn by the exponential mechanism.
 
@@ -57,6 +59,11 @@ class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
     Cost O(n (p1 |G| + sum_j K_j)).
     """
 
+    _parameter_constraints: ClassVar[dict] = {
+        **COMMON,
+        "grid_step": [Interval(Real, 0, 1, closed="right")],
+    }
+
     name: ClassVar[str] = "exponential"
     summary: ClassVar[str] = ("per-record exponential mechanism over a public grid (L1 utility; "
                               "Jiang et al. sec. 4 EXP baseline), row-aligned")
@@ -69,8 +76,6 @@ class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
 
     def _grid(self):
         step = self.grid_step
-        if isinstance(step, bool) or not isinstance(step, (int, float)) or not (0 < step <= 1):
-            raise ParameterError(f"grid_step must be a number in (0, 1], got {step!r}")
         k = round(1 / step)
         if abs(k * step - 1) > 1e-9:
             raise ParameterError(f"grid_step must divide 1 (e.g. 1/20), got {step!r}")
