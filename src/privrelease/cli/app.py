@@ -438,6 +438,12 @@ def perturb(
                 "randomness": mech.source_.description}
         with atomic_write(certificate, "w") as fh:
             fh.write(json.dumps(_jsonable(cert), indent=2))
+        from ..release import diagnostics_path
+
+        private = {"warning": "PRIVATE: exact diagnostics of the owner's records; never publish",
+                   **mech.private_diagnostics()}
+        with atomic_write(diagnostics_path(certificate), "w") as fh:
+            fh.write(json.dumps(_jsonable(private), indent=2))
     typer.echo(f"wrote {out} ({len(Z):,} records, {Z.shape[1]} columns; guarantee: none (empirical))", err=True)
 
 

@@ -311,6 +311,11 @@ class JUPAMMDPerturbation(RowAlignedMechanism):
         d = {"projection": self.projection, "n_components": int(self.projection_.components_.shape[1])}
         if self.fine:
             d["sigma"] = self.mmd_.sigma_
-            if getattr(self, "last_info_", None) is not None:
-                d["flipped_fraction"] = float(np.mean(self.last_info_["flipped"]))
         return d
+
+    def private_diagnostics(self) -> dict:
+        """The share of records whose label the last perturbation changed: an exact fact of the
+        owner's records, kept out of the certificate."""
+        if self.fine and getattr(self, "last_info_", None) is not None:
+            return {"flipped_fraction": float(np.mean(self.last_info_["flipped"]))}
+        return {}
