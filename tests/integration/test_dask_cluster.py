@@ -117,7 +117,7 @@ def test_a_worker_lost_mid_release_gives_one_output_and_one_charge(dask_cluster,
     import cloudpickle
 
     from privrelease.release import pipeline
-    from tests.integration import dask_faults
+    import dask_faults
 
     cloudpickle.register_pickle_by_value(dask_faults)
     marker = tmp_path / "killed"
@@ -145,7 +145,7 @@ def test_cli_releases_a_glob_on_a_named_cluster(dask_cluster, parts_dir, small_s
     """The same command line with --engine dask --scheduler ADDRESS releases a glob of files into a dataset."""
     import yaml
 
-    from tests.integration.cli_helpers import run_cli
+    from cli_helpers import run_cli
 
     schema = tmp_path / "s.yaml"
     schema.write_text(yaml.safe_dump(small_schema.to_dict()))
@@ -202,7 +202,7 @@ def test_default_mechanism_refuses_the_dask_engine_with_one_line(dask_cluster, p
     written, so a user is told to use --engine local or gauss-pca rather than getting a traceback."""
     import yaml
 
-    from tests.integration.cli_helpers import run_cli
+    from cli_helpers import run_cli
 
     schema = tmp_path / "s.yaml"
     schema.write_text(yaml.safe_dump(small_schema.to_dict()))
