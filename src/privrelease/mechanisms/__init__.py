@@ -10,8 +10,9 @@ Layout (each family's own ``__init__`` lists its public names):
 * :mod:`.pca_gauss` - the PCA-Gauss family: the PCA basis (:mod:`.pca_gauss.basis`), shared
   sensitivities and machinery (:mod:`.pca_gauss.common`), ``pca-gauss``, ``pca-gauss-supervised``
   and ``pca-gmm`` (:mod:`.pca_gauss.unsupervised`, :mod:`.pca_gauss.supervised`, :mod:`.pca_gauss.gmm`).
-* :mod:`.gauss_mixture` - the Gaussian-mechanism mixture ``gauss-pca`` (the default release,
-  :mod:`.gauss_mixture.gauss_pca`) and its sensitivities and clipping (:mod:`.gauss_mixture.sensitivities`).
+* :mod:`.gauss_mixture` - the default release ``gauss-copula`` (:mod:`.gauss_mixture.gauss_copula`) and the
+  Gaussian-mechanism mixture ``gauss-pca`` inside it (:mod:`.gauss_mixture.gauss_pca`), with its sensitivities
+  and clipping (:mod:`.gauss_mixture.sensitivities`).
 * :mod:`.projections` - JUPA and the other projections (:mod:`.projections.jupa`) and the MMD
   perturbation with the ``jupa-mmd`` mechanism (:mod:`.projections.mmd`).
 * :mod:`.compression` - distributional privacy by random compression: formulas

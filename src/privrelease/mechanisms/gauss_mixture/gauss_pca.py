@@ -1,4 +1,4 @@
-"""gauss-pca: a Gaussian-mechanism probabilistic-PCA mixture with L2 row clipping (the default release).
+"""gauss-pca: a Gaussian-mechanism probabilistic-PCA mixture with L2 row clipping (the mixture inside the default release, gauss-copula).
 
 The seed mechanisms calibrate Laplace noise to box bounds, so their second-moment
 sensitivities grow with the square of the dimension (ALGORITHMS.md T1, 3.11). This
