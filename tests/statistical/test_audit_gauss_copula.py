@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
+from privrelease.engine.passes import ChunkPasses
 from privrelease.evaluation.audit import audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
 
@@ -47,18 +48,25 @@ def pair(labelled=False):
     return (d0, y), (d1, y1)
 
 
-def batch(eps, labelled=False):
+def in_memory(data):
+    """The pass executor of a fit in memory: the whole table as one chunk."""
+    X, y = data
+    return ChunkPasses(lambda: iter([(X, y)]))
+
+
+def batch(eps, labelled=False, make_passes=in_memory):
+    """``make_passes(data)``: the executor that runs the mechanism's count map over the table."""
     width = BINS + 2
     a, b = (CELL_A, width + CELL_B) if labelled else (CELL_A, CELL_B)
 
     def run(data, rng, k):
-        X, y = data
         out = np.empty(k)
+        passes = make_passes(data)
         for i in range(k):
             src = RecordingSource(rng)
             m = gc.GaussCopula(eps, DELTA, marginal_share=SHARE, bins=BINS, rng=src,
                                n_classes=2 if labelled else None, by_label=True)
-            m.fit_marginals(lambda: iter([(X, y)]))
+            m.fit_marginals(passes, p=1)
             assert m.cells_ and m.groups_ == (2 if labelled else 1), "the witness must release the histogram"
             noisy = src.releases[-1]
             out[i] = noisy[a] - noisy[b]
@@ -75,18 +83,18 @@ def event(eps):
     return lambda stats: np.asarray(stats) >= thr
 
 
-def audit(eps, trials, seed, labelled=False):
+def audit(eps, trials, seed, labelled=False, make_passes=in_memory):
     d0, d1 = pair(labelled)
-    return audit_epsilon(batch=batch(eps, labelled), d0=d0, d1=d1, event=event(eps), trials=trials, seed=seed,
-                         delta=DELTA, claimed=eps)
+    return audit_epsilon(batch=batch(eps, labelled, make_passes), d0=d0, d1=d1, event=event(eps), trials=trials,
+                         seed=seed, delta=DELTA, claimed=eps)
 
 
-def check_real_and_mutant(monkeypatch, eps, trials, seeds, labelled=False):
+def check_real_and_mutant(monkeypatch, eps, trials, seeds, labelled=False, make_passes=in_memory):
     """The real release passes the audit at ``eps``; the halved-noise mutant is caught."""
-    real = audit(eps, trials, seed=seeds[0], labelled=labelled)
+    real = audit(eps, trials, seed=seeds[0], labelled=labelled, make_passes=make_passes)
     assert real.epsilon_lower <= eps, real.summary()
     monkeypatch.setattr(gc, "histogram_sensitivity", lambda d: REAL_SENSITIVITY(d) / 2)
-    mutant = audit(eps, trials, seed=seeds[1], labelled=labelled)
+    mutant = audit(eps, trials, seed=seeds[1], labelled=labelled, make_passes=make_passes)
     assert mutant.epsilon_lower > eps, mutant.summary()
 
 

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from privrelease.errors import ParameterError
-from privrelease.mechanisms.gauss_mixture.gauss_copula import (GaussCopula, NumericCells, histogram_sensitivity,
+from privrelease.mechanisms.gauss_mixture.gauss_copula import (CellCounter, GaussCopula, NumericCells, histogram_sensitivity,
                                                  project_to_simplex, quota_assign)
 from privrelease.release import release
 from privrelease.schema import Encoder, Schema
@@ -47,10 +47,12 @@ def test_histogram_sensitivity_attained_by_a_replacement():
     a = enc.encode(pd.DataFrame([{"gain": 0, "hours": 40, "cont": 0.1, "cat": "a", "sex": "f"}])).X
     b = enc.encode(pd.DataFrame([{"gain": 5000, "hours": 41, "cont": 0.9, "cat": "b", "sex": "m"}])).X
 
+    dom = m.domain_
+    counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(m.cells_), blocks=tuple(dom.blocks),
+                          n_classes=2)
+
     def counts(X, label):
-        c = [np.zeros((2, k.n_cells)) for k in m.cells_] + [np.zeros((2, e - s)) for s, e in m.domain_.blocks]
-        m._count(X, np.array([label]), c)
-        return np.concatenate([h.ravel() for h in c])
+        return np.concatenate([h.ravel() for h in counter(X, np.array([label]))[2]])
 
     for la, lb in ((0, 0), (0, 1)):
         assert np.linalg.norm(counts(a, la) - counts(b, lb)) == pytest.approx(histogram_sensitivity(5))

@@ -3,8 +3,11 @@
 A *pass* is a pure map from one encoded chunk ``(X, y)`` (features after the schema's
 encoding, label codes or None) to a mergeable value, plus the merge (default
 :func:`add`: ``+``, element-wise for tuples; ``None`` is the empty value). The mechanism
-then takes a noisy step on the merged value, on the client. An executor runs a pass over
-the whole input:
+then takes a noisy step on the merged value, on the client. An *indexed* pass's map also
+receives the global index of the chunk's first record (``fn(X, y, row_offset)``), the same
+on every engine however the input is cut into chunks or partitions, so that per-record
+randomness keyed by the record's position (e.g. a copula's jitter inside an atom) is the same
+everywhere. An executor runs a pass over the whole input:
 
 - :class:`ChunkPasses` over a callable giving fresh ``(X, y)`` chunk iterators (the local
   streamed engine, and in-memory fits with one chunk);
@@ -21,6 +24,9 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+import numpy as np
+
+from ..errors import InputDataError
 from .record_map import RecordMap
 
 
@@ -49,27 +55,35 @@ class ChunkPasses:
         self.make_chunks = make_chunks
         self.passes: list[tuple[int, dict]] = []
 
-    def run(self, fn: Callable, merge: Callable = add):
+    def run(self, fn: Callable, merge: Callable = add, indexed: bool = False):
+        """``merge`` of ``fn(X, y)`` (``fn(X, y, row_offset)`` when ``indexed``) over every chunk."""
         total, n = None, 0
         for X, y in self.make_chunks():
+            v = fn(X, y, n) if indexed else fn(X, y)
             n += len(X)
-            v = fn(X, y)
             total = v if total is None else merge(total, v)
         self.passes.append((n, {}))
         return total
 
 
-def _map_partition(df, record_map: RecordMap, fn, merge):
-    """On a worker: encode one partition, map it; returns (value, records, clip counts)."""
+def _map_partition(df, record_map: RecordMap, fn, merge, offset: int | None = None):
+    """On a worker: encode one partition, map it; returns (value, records, clip counts, [records]).
+
+    ``offset``: the global index of the partition's first record (an indexed pass), or None."""
     if not len(df):
-        return None, 0, {}
-    ch = record_map.encode(df)
-    return fn(ch.X, ch.y), len(df), dict(ch.clip_counts)
+        return None, 0, {}, [0]
+    ch = record_map.encode(df, 0 if offset is None else offset)
+    value = fn(ch.X, ch.y) if offset is None else fn(ch.X, ch.y, offset)
+    return value, len(df), dict(ch.clip_counts), [len(df)]
 
 
 def _merge_mapped(a, b, merge):
     value = b[0] if a[0] is None else (a[0] if b[0] is None else merge(a[0], b[0]))
-    return value, a[1] + b[1], _add_counts(a[2], b[2])
+    return value, a[1] + b[1], _add_counts(a[2], b[2]), a[3] + b[3]  # lengths stay in partition order
+
+
+def _no_value(X, y):
+    return None
 
 
 def tree_reduce(parts: list, merge2):
@@ -97,6 +111,7 @@ class DaskPasses:
         self.frames, self.record_map = list(frames), record_map
         self.client, self.scheduler = client, scheduler
         self.passes: list[tuple[int, dict]] = []
+        self.lengths: list[int] | None = None  # records per partition, known after the first pass
 
     def compute(self, obj):
         if self.client is not None:
@@ -112,11 +127,24 @@ class DaskPasses:
         root = tree_reduce([dask.delayed(fn_df)(d) for d in self.frames], merge2)
         return None if root is None else self.compute(root)
 
-    def run(self, fn: Callable, merge: Callable = add):
+    def run(self, fn: Callable, merge: Callable = add, indexed: bool = False):
+        """``merge`` of ``fn(X, y)`` (``fn(X, y, row_offset)`` when ``indexed``) over every partition,
+        mapped where the partition lives and merged in a tree."""
+        import dask
         from functools import partial
 
-        out = self.map_frames(partial(_map_partition, record_map=self.record_map, fn=fn, merge=merge),
-                              partial(_merge_mapped, merge=merge))
-        value, n, counts = out if out is not None else (None, 0, {})
+        if indexed and self.lengths is None:
+            self.run(_no_value)  # the partitions' lengths (one pass without a value)
+        offsets = [None] * len(self.frames)
+        if indexed:
+            offsets = [int(o) for o in np.concatenate([[0], np.cumsum(self.lengths)[:-1]])]
+        mapped = [dask.delayed(partial(_map_partition, record_map=self.record_map, fn=fn, merge=merge, offset=o))(d)
+                  for d, o in zip(self.frames, offsets)]
+        root = tree_reduce(mapped, partial(_merge_mapped, merge=merge))
+        out = None if root is None else self.compute(root)
+        value, n, counts, lengths = out if out is not None else (None, 0, {}, [])
+        if self.lengths is not None and list(lengths) != list(self.lengths):
+            raise InputDataError("the input changed between two passes (partition lengths differ)")
+        self.lengths = list(lengths)
         self.passes.append((n, counts))
         return value

@@ -26,6 +26,7 @@ draws and names the output) is declared in one attribute, ``capabilities``
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import math
@@ -201,6 +202,13 @@ class Mechanism(BaseEstimator):
     @property
     def is_private(self) -> bool:
         return math.isfinite(float(getattr(self, "epsilon", math.inf)))
+
+    def with_source(self, source):
+        """A shallow copy of the fitted mechanism drawing from ``source`` (one output part's own noise
+        source); a mechanism holding fitted sub-mechanisms re-sources them too (override)."""
+        m = copy.copy(self)
+        m.source_ = source
+        return m
 
     def certificate_extra(self) -> dict:
         """Mechanism-specific facts for the publishable certificate (override to add): public facts

@@ -17,7 +17,6 @@ is partitioned).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from pathlib import Path
 
@@ -38,9 +37,7 @@ def part_seed_base(mech) -> int | None:
 
 def part_mechanism(mech, base: int | None, k: int):
     """A shallow copy of the fitted mechanism drawing from part ``k``'s own source."""
-    m = copy.copy(mech)
-    m.source_ = SecureSource() if base is None else SeededSource(np.random.default_rng([base, int(k)]))
-    return m
+    return mech.with_source(SecureSource() if base is None else SeededSource(np.random.default_rng([base, int(k)])))
 
 
 def synthetic_parts(m: int | None, chunk_rows: int, in_chunks: bool) -> list[tuple[int, int | None]]:

@@ -15,148 +15,28 @@ marginals. Atoms are cells of their own, so they come back as exact values.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from numbers import Integral, Real
 from typing import Callable, ClassVar, Iterable
 
 import numpy as np
-from scipy.special import ndtri
-
-from numbers import Integral, Real
 
 from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...dp.costs import check_delta
-from ...dp.rounding import largest_remainder
+from ...engine.passes import ChunkPasses
 from ...errors import InputDataError, ParameterError
 from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
-from .gauss_pca import GaussPCA
+from .copula_parts import (CELL_SIGMAS, DEFAULT_BINS, DEFAULT_MARGINAL_SHARE, DEFAULT_MAX_INTEGER_CELLS,
+                           DEFAULT_THRESHOLD, FINE_BINS, LATENT_BOUND, MIN_BINS, MIN_COPULA_BINS, CellCounter,
+                           CopulaTransform, LatentPasses, NumericCells, auto_bins, denoise, histogram_sensitivity,
+                           project_to_simplex, quota_assign, split_budget)
+from .gauss_pca import GaussPCA, _label_count_map
 
-#: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
-DEFAULT_MARGINAL_SHARE = 0.55
-#: Equal-width interval cells of a numeric column not on a small integer grid: "auto" picks a
-#: power of two in [MIN_BINS, FINE_BINS] from the public n, the number of groups and the noise.
-DEFAULT_BINS = "auto"
-FINE_BINS = 64
-MIN_BINS = 4
-#: Numeric columns get the copula when at least this many cells could hold CELL_SIGMAS noise stds each.
-MIN_COPULA_BINS = 16
-#: "auto" bins: the mean count of a cell should be at least this many noise stds.
-CELL_SIGMAS = 8.0
-#: Noisy cells below this many noise stds are set to 0 before normalising (post-processing).
-DEFAULT_THRESHOLD = 0.0
-#: An integer column with at most this many values gets one cell (an atom) per value.
-DEFAULT_MAX_INTEGER_CELLS = 128
-#: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture.
-LATENT_BOUND = 4.0
-
-
-def histogram_sensitivity(n_columns: int) -> float:
-    """L2 sensitivity of the one-way histograms of ``d`` columns stacked: ``sqrt(2 d)``.
-
-    Each record falls in exactly one cell of each column's histogram. Replacing it moves
-    at most two cells of each histogram, one down by 1 and one up by 1 (none when the
-    two records share the cell), so the stacked difference has at most ``2 d`` entries
-    of absolute value 1.
-    """
-    return math.sqrt(2.0 * int(n_columns))
-
-
-def auto_bins(n_group: float, sigma: float) -> int:
-    """Largest power of two ``K <= FINE_BINS`` with ``n_group / K >= CELL_SIGMAS sigma`` (at least MIN_BINS).
-
-    Only public quantities enter: n (public under R1), the number of groups and the noise std.
-    """
-    if sigma <= 0:
-        return FINE_BINS
-    ratio = n_group / (CELL_SIGMAS * sigma)
-    if ratio < 1:
-        return MIN_BINS
-    return int(min(FINE_BINS, max(MIN_BINS, 2 ** int(math.floor(math.log2(ratio))))))
-
-
-def denoise(noisy: np.ndarray, total: float, floor: float) -> np.ndarray:
-    """Counts summing to ``total`` from a noisy histogram (post-processing).
-
-    Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled
-    to the total; when no cell passes, the Euclidean projection onto the simplex is used.
-    """
-    if floor > 0:
-        v = np.where(noisy >= floor, noisy, 0.0)
-        if v.sum() > 0:
-            return v * (total / v.sum())
-    return project_to_simplex(noisy, total)
-
-
-def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
-    """Euclidean projection of ``v`` onto ``{c >= 0, sum c = total}`` (post-processing)."""
-    v = np.asarray(v, dtype=np.float64)
-    if total <= 0:
-        return np.zeros_like(v)
-    u = np.sort(v)[::-1]
-    css = np.cumsum(u) - total
-    k = np.arange(1, v.size + 1)
-    r = int(np.nonzero(u - css / k > 0)[0][-1])
-    theta = css[r] / (r + 1.0)
-    return np.maximum(v - theta, 0.0)
-
-
-@lru_cache(maxsize=256)
-def split_budget(epsilon: float, delta: float, mode: str, share: float) -> tuple[float, float, float, float]:
-    """``(rho, rho_hist, rho_mix, eps_mix)``: the total zCDP rho of ``(epsilon, delta)``, the
-    histograms' part, the mixture's part and the epsilon the mixture is given.
-
-    The mixture calibrates ``eps_mix`` itself (:func:`calibrate_rho`, the same function), so
-    ``rho_mix`` is what it will spend; ``eps_mix`` is taken where ``(1 - share) rho`` (a hair
-    less) is ``(eps_mix, delta)``-DP, and the histograms get exactly ``rho - rho_mix``.
-    """
-    rho = calibrate_rho(epsilon, delta, mode, 0.0)
-    eps_mix = epsilon_for((1.0 - share) * rho * (1.0 - 1e-6), delta, mode)
-    rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)
-    return rho, rho - rho_mix, rho_mix, eps_mix
-
-
-class NumericCells:
-    """Public cells of one encoded numeric column (values in [0, 1]).
-
-    ``steps > 0`` and ``steps + 1 <= max_cells``: the column is an integer grid with
-    ``steps`` steps between its bounds; every grid value is an atom (``steps + 1`` cells).
-    Otherwise: an atom at each bound (0 and 1: the lower and upper public bounds, where
-    zero-inflated and top-coded values sit) and ``bins`` equal-width open intervals between.
-    """
-
-    def __init__(self, steps: int, bins: int, max_cells: int):
-        self.steps = int(steps)
-        self.grid = 0 < self.steps and self.steps + 1 <= int(max_cells)
-        self.bins = int(bins)
-        if self.grid:
-            self.n_cells = self.steps + 1
-            self.atom = np.ones(self.n_cells, dtype=bool)
-            self.lo = np.arange(self.n_cells) / self.steps
-            self.hi = self.lo.copy()
-        else:
-            self.n_cells = self.bins + 2
-            self.atom = np.zeros(self.n_cells, dtype=bool)
-            self.atom[[0, -1]] = True
-            edges = np.linspace(0.0, 1.0, self.bins + 1)
-            self.lo = np.concatenate([[0.0], edges[:-1], [1.0]])
-            self.hi = np.concatenate([[0.0], edges[1:], [1.0]])
-        # an integer column off the grid: a value equals a bound when within half a step of it
-        self.tol = 0.5 / self.steps if self.steps > 0 else 1e-12
-
-    def index(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)
-        if self.grid:
-            return np.clip(np.rint(x * self.steps), 0, self.steps).astype(np.int64)
-        k = 1 + np.minimum(np.floor(x * self.bins), self.bins - 1).astype(np.int64)
-        k[x < self.tol] = 0
-        k[x > 1.0 - self.tol] = self.n_cells - 1
-        return k
-
-    def position(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """Where x sits inside its cell, in [0, 1] (atoms: undefined, returns 0)."""
-        w = self.hi[k] - self.lo[k]
-        return np.where(w > 0, np.clip((x - self.lo[k]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 0.0)
+__all__ = ["GaussCopula", "NumericCells", "CellCounter", "CopulaTransform", "histogram_sensitivity", "auto_bins",
+           "denoise", "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BINS",
+           "DEFAULT_MARGINAL_SHARE", "DEFAULT_MAX_INTEGER_CELLS", "DEFAULT_THRESHOLD", "FINE_BINS", "LATENT_BOUND",
+           "MIN_BINS", "MIN_COPULA_BINS"]
 
 
 class GaussCopula(SyntheticMechanism):
@@ -239,8 +119,9 @@ class GaussCopula(SyntheticMechanism):
     2. Copula transform (post-processing of the released marginals, applied to each
        record alone). A numeric value in cell k of released left mass ``F_k`` and mass
        ``m_k`` goes to ``u = F_k + a m_k``, with ``a`` its relative position inside an
-       interval cell, or uniform on [0, 1) inside an atom (jitter from a seed drawn once,
-       so that every pass sees the same latent row); ``z = Phi^{-1}(u)`` clipped to
+       interval cell, or uniform on [0, 1) inside an atom (jitter keyed by a seed drawn
+       once, the column and the record's global index, :func:`~privrelease.noise.counter.counter_uniforms`,
+       so that every pass and every engine sees the same latent row); ``z = Phi^{-1}(u)`` clipped to
        ``[-L, L]`` and scaled to [0, 1] (with ``by_label``, through its class's marginal).
        Categorical blocks are kept one-hot. The
        transformed rows lie in the same encoded domain (numeric coordinates in [0, 1],
@@ -264,8 +145,10 @@ class GaussCopula(SyntheticMechanism):
     mostly noise, so they enter the mixture on their encoded scale as in gauss-pca; when no
     histogram is left the mixture gets the whole budget (``rho_hist = 0``).
 
-    Passes: one for the histograms, then those of GaussPCA (two, three with labels).
-    Memory ``O(sum of cells + C p^2)``, independent of n.
+    Passes: one for the histograms, then those of GaussPCA (two, three with labels), all
+    run by a pass executor (streamed chunks locally, partitions on Dask): the maps (cell
+    counts, copula transform, the mixture's sums) run where the records are, the noise on
+    the merged sums. Memory ``O(sum of cells + C p^2)``, independent of n.
     """
 
     _parameter_constraints: ClassVar[dict] = {
@@ -377,15 +260,6 @@ class GaussCopula(SyntheticMechanism):
         return eps_mix
 
     # ---- pass 1: histograms ----------------------------------------------------------------
-    def _count(self, X, g, counts):
-        """Add the chunk's cell counts; ``g`` is each record's group (its class with ``by_label``, else 0)."""
-        dom = self.domain_
-        G = counts[0].shape[0] if counts else 1
-        cols = [(cells.index(X[:, col]), cells.n_cells) for col, cells in zip(dom.numeric, self.cells_)]
-        cols += [(np.argmax(X[:, a:e], axis=1), e - a) for a, e in dom.blocks]
-        for j, (k, K) in enumerate(cols):
-            counts[j] += np.bincount(g * K + k, minlength=G * K).reshape(G, K)
-
     def _release_marginals(self, counts, n):
         """Gaussian mechanism on the stacked histograms, then projection to valid distributions."""
         d = len(counts)
@@ -427,28 +301,6 @@ class GaussCopula(SyntheticMechanism):
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
 
-    # ---- copula transform -----------------------------------------------------------------
-    def _latent(self, X, y, chunk_index: int):
-        Z = np.array(X, dtype=np.float64, copy=True)
-        g = self._groups(y, X.shape[0])
-        gen = np.random.default_rng([self._jitter_seed, int(chunk_index)])
-        for j, (col, cells) in enumerate(zip(self.domain_.numeric, self.cells_)):
-            x = X[:, col]
-            k = cells.index(x)
-            a = np.where(cells.atom[k], gen.random(x.size), cells.position(x, k))
-            F, m = self._cdf[j][g, k], self.marginals_[j][g, k]
-            u = np.clip(F + a * m, 1e-12, 1.0 - 1e-12)
-            z = np.clip(ndtri(u), -LATENT_BOUND, LATENT_BOUND)
-            Z[:, col] = (z + LATENT_BOUND) / (2.0 * LATENT_BOUND)
-        return Z
-
-    def _check_chunk(self, X):
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2 or X.shape[1] != self.domain_.p or not np.all(np.isfinite(X)):
-            raise InputDataError(f"X must be a finite 2-d encoded matrix with {self.domain_.p} columns")
-        if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
-            raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
-        return X
 
     # ---- fitting ------------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -456,60 +308,100 @@ class GaussCopula(SyntheticMechanism):
         _, X, y, _ = self._check_common(X, y)
         if y is not None and len(y) != X.shape[0]:
             raise InputDataError("X and y have different numbers of records")
-        return self.fit_passes(lambda: iter([(X, y)]))
+        return self.fit_executor(ChunkPasses(lambda: iter([(X, y)])), p=X.shape[1])
 
-    def fit_marginals(self, make_chunks) -> float:
+    def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
+        """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call
+        (see :meth:`fit_executor`)."""
+        p = None
+        if not isinstance(self.domain, EncodedDomain):  # no declared domain: the width of the first chunk
+            p = next((np.asarray(X).shape[1] for X, _ in make_chunks()), None)
+            if p is None:
+                raise InputDataError("the input has no records")
+        return self.fit_executor(ChunkPasses(make_chunks), p=p)
+
+    def fit_executor(self, passes, p: int | None = None):
+        """Fit by running the passes on ``passes`` (a :mod:`privrelease.engine.passes` executor:
+        streamed chunks locally, or partitions on a Dask cluster).
+
+        Pass 1 (:meth:`fit_marginals`) maps each chunk to its public cells' counts
+        (:class:`CellCounter`) and releases the DP marginals here; the mixture's passes then run
+        their maps on the copula-transformed chunks (:class:`CopulaTransform`, applied where the
+        chunks are, keyed by each record's global index so that every engine sees the same
+        latent rows). ``p``: the encoded width when no ``domain`` is declared.
+        """
+        eps_mix = self.fit_marginals(passes, p)
+        self._jitter_seed = int(self.source_.generator.integers(2**63))
+        mix = GaussPCA(eps_mix, float(self.delta), n_components=self.n_components, n_classes=self._n_classes,
+                       accounting=self.accounting_mode_, domain=self.domain_, rng=self.source_)
+        mix.fit_executor(LatentPasses(passes, self.copula_transform()))
+        self._adopt_mixture(mix)
+        return self
+
+    def copula_transform(self) -> CopulaTransform:
+        """The fitted per-chunk copula map (post-processing of the released marginals)."""
+        dom, k = self.domain_, len(self.cells_)
+        return CopulaTransform(p=dom.p, numeric=tuple(dom.numeric[:k]), cells=tuple(self.cells_),
+                               cdf=tuple(self._cdf), masses=tuple(self.marginals_[:k]), grouped=self.groups_ > 1,
+                               key=self._jitter_seed)
+
+    def _adopt_mixture(self, mix: GaussPCA):
+        if math.isfinite(self.rho_) and mix.rho_ > self.rho_split_["mixture"] * (1 + 1e-9):
+            raise ParameterError("internal accounting mismatch: the mixture spent more than its share")
+        if self.label_weights_ is not None and mix.class_weights_.shape == self.label_weights_.shape:
+            # post-processing: class shares from the histograms (averaged over every column) replace the
+            # mixture's own noisy counts
+            mix.class_weights_ = self.label_weights_.copy()
+        self.mixture_ = mix
+        self.n_components_ = mix.n_components_
+        self.n_classes_ = mix.n_classes_
+        self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
+        self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
+        self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
+                              **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
+        self.passes_ = 1 + int(mix.passes_)
+        eps = float(self.epsilon)
+        self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
+                       self.rho_ if math.isfinite(self.rho_) else None)
+
+    def fit_marginals(self, passes, p: int | None = None) -> float:
         """Pass 1: count every column's public cells and release the DP one-way marginals.
 
         Returns the epsilon handed to the mixture (see the Notes on the budget).
         """
-        p = self.domain.p if isinstance(self.domain, EncodedDomain) else None
-        if p is None:  # no declared domain: read the width from the first chunk
-            for X, _ in make_chunks():
-                p = np.asarray(X).shape[1]
-                break
-            if p is None:
-                raise InputDataError("the input has no records")
+        if isinstance(self.domain, EncodedDomain):
+            p = self.domain.p
+        elif p is None:
+            raise ParameterError("gauss-copula needs a declared domain (or the encoded width p) to fit on passes")
         eps, delta = self._setup(p)
         self._eps_delta = (eps, delta)
         self.notes_ = []
         dom = self.domain_
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
-        counts, label_counts, labelled, n = None, None, False, 0
-        for X, y in make_chunks():
-            X = self._check_chunk(X)
-            if counts is None:  # the first chunk says whether the input is labelled
-                labelled = y is not None
-                if labelled and C is None:
-                    C = self._classes_from_labels(make_chunks)
-                self.groups_ = C if (labelled and C > 1) else 1  # counted per class; grouped after the pass
-                widths = [c.n_cells for c in self.cells_] + [b - a for a, b in dom.blocks]
-                counts = [np.zeros((self.groups_, K)) for K in widths]
-                label_counts = np.zeros((1, C)) if labelled else None
-            n += X.shape[0]
-            if labelled:
-                if y is None:
-                    raise InputDataError("some chunks have labels and others not")
-                y = np.asarray(y, dtype=np.int64)
-                if y.shape[0] != X.shape[0]:
-                    raise InputDataError("X and y have different numbers of records")
-                if y.size and (y.min() < 0 or y.max() >= C):
-                    raise InputDataError(f"a label code is outside the declared {C} classes")
-                if label_counts is not None:
-                    label_counts[0] += np.bincount(y, minlength=C)
-            self._count(X, self._groups(y if labelled else None, X.shape[0]), counts)
+        if C is None:
+            C = self._classes_from_labels(passes)
+        self._n_classes = C
+        counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_),
+                              blocks=tuple(dom.blocks), n_classes=C)
+        out = passes.run(counter)
+        n, n_labelled, counts, label_counts = out if out is not None else (0, 0, (), None)
         if n == 0:
             raise InputDataError("the input has no records")
-        self.n_ = n
-        self.labelled_ = labelled
-        counts = self._choose_cells(counts, n, label_counts)
+        if 0 < n_labelled < n:
+            raise InputDataError("some chunks have labels and others not")
+        self.n_ = int(n)
+        self.labelled_ = labelled = n_labelled > 0
+        self.groups_ = counter.groups if labelled else 1  # counted per class; grouped after the pass
+        counts = [h if labelled else h[:1] for h in counts]
+        counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
         eps_mix = self._calibrate(eps, delta, float(self.marginal_share) if counts else 0.0)
         if counts:
-            self._release_marginals(counts, n)
+            self._release_marginals(counts, self.n_)
         else:
             self.sensitivities_, self.noise_scales_ = {}, {}
             self.marginals_, self.label_weights_, self._cdf, self._nonempty = [], None, [], []
         return eps_mix
+
 
     def _choose_cells(self, counts, n, label_counts):
         """Which histograms, groups and interval cells: from public quantities only (n, the
@@ -567,15 +459,15 @@ class GaussCopula(SyntheticMechanism):
             counts = counts + [label_counts]
         return counts
 
-    def _classes_from_labels(self, make_chunks) -> int:
+
+    def _classes_from_labels(self, passes) -> int | None:
         # Without a declared number of classes the largest code is read from the data; the
         # release always passes the schema's level count, so this is only for direct use.
-        C = 0
-        for _, y in make_chunks():
-            if y is not None and len(y):
-                C = max(C, int(np.max(y)) + 1)
+        k = passes.run(_label_count_map, merge=max) or 0
+        if k == 0:
+            return None
         self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
-        return C
+        return k
 
     def fit_stats(self, stats):
         """Not available: the copula needs its marginal pass before the mixture's statistics exist,
@@ -583,50 +475,14 @@ class GaussCopula(SyntheticMechanism):
         raise ParameterError(f"mechanism '{self.name}' needs a marginal pass before its moments; one pass of "
                              f"statistics cannot fit it: use --engine local")
 
-    def fit_executor(self, passes):
-        """Not yet available on a cluster: the latent transform of the mixture's passes depends on the
-        released marginals, and its per-chunk map is not written as a pass executor's map."""
-        raise ParameterError(f"mechanism '{self.name}' does not run its passes on the dask engine yet; use "
-                             f"--engine local, or --mechanism gauss-pca on a cluster")
-
-    def fit_passes(self, make_chunks: Callable[[], Iterable[tuple[np.ndarray, np.ndarray | None]]]):
-        """Streamed fit: ``make_chunks()`` yields fresh ``(X_chunk, y_chunk)`` pairs on every call.
-
-        Pass 1 (:meth:`fit_marginals`) counts the public cells (mergeable histograms) and
-        releases the DP marginals; GaussPCA then makes its own passes over the
-        copula-transformed chunks.
-        """
-        eps_mix = self.fit_marginals(make_chunks)
-        eps, delta = float(self.epsilon), float(self.delta)
-        dom = self.domain_
-        self._jitter_seed = int(self.source_.generator.integers(2**63))
-        mix = GaussPCA(eps_mix, delta, n_components=self.n_components, n_classes=self.n_classes,
-                       accounting=self.accounting_mode_, domain=dom, rng=self.source_)
-
-        def latent_chunks():
-            for i, (X, y) in enumerate(make_chunks()):
-                yield self._latent(self._check_chunk(X), y, i), y
-
-        mix.fit_passes(latent_chunks)
-        if math.isfinite(self.rho_) and mix.rho_ > self.rho_split_["mixture"] * (1 + 1e-9):
-            raise ParameterError("internal accounting mismatch: the mixture spent more than its share")
-        if self.label_weights_ is not None and mix.class_weights_.shape == self.label_weights_.shape:
-            # post-processing: class shares from the histograms (averaged over every column) replace the
-            # mixture's own noisy counts
-            mix.class_weights_ = self.label_weights_.copy()
-        self.mixture_ = mix
-        self.n_components_ = mix.n_components_
-        self.n_classes_ = mix.n_classes_
-        self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
-        self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
-        self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
-                              **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
-        self.passes_ = 1 + int(mix.passes_)
-        self._set_cost(float(eps), float(delta) if math.isfinite(eps) else 0.0,
-                       self.rho_ if math.isfinite(self.rho_) else None)
-        return self
 
     # ---- sampling -----------------------------------------------------------------------------
+    def with_source(self, source):
+        """A shallow copy drawing from ``source``, its mixture too (every draw of a part from one source)."""
+        m = super().with_source(source)
+        m.mixture_ = self.mixture_.with_source(source)
+        return m
+
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
@@ -686,29 +542,3 @@ class GaussCopula(SyntheticMechanism):
         return d
 
 
-def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Levels for the rows of ``scores`` (n x k) whose counts meet the quotas ``round(n * freqs)``.
-
-    Rounds of proposals: every unassigned row proposes its highest-scoring level among
-    those with room left; a level with more proposals than room keeps the highest
-    scores and is then full. Each round fills a level or places every proposer, so at
-    most k + 1 rounds; every row gets a level because the quotas sum to n.
-    """
-    n, k = scores.shape
-    f = np.asarray(freqs, dtype=np.float64)
-    left = largest_remainder(f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k), n)
-    s = np.asarray(scores, dtype=np.float64) + 1e-9 * gen.random(scores.shape)  # random tie-breaks
-    out = np.full(n, -1, dtype=np.int64)
-    free = np.arange(n)
-    while free.size:
-        open_ = left > 0
-        masked = np.where(open_[None, :], s[free], -np.inf)
-        best = np.argmax(masked, axis=1)
-        for lv in np.unique(best):
-            rows = free[best == lv]
-            if rows.size > left[lv]:
-                rows = rows[np.argsort(-s[rows, lv], kind="stable")[:left[lv]]]
-            out[rows] = lv
-            left[lv] -= rows.size
-        free = free[out[free] < 0]
-    return out

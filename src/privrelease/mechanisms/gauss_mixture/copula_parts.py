@@ -1,0 +1,286 @@
+"""The pieces of gauss-copula below the mechanism: public cells, histogram post-processing, the
+budget split, quota decoding, and the two per-chunk maps its passes run (cell counts, and the
+copula transform of a chunk into the mixture's latent rows).
+
+The maps are plain picklable objects: they run on chunks locally and on partitions of a Dask
+cluster, so every per-record step is the same on every engine. Derivations: the Notes of
+:class:`~privrelease.mechanisms.gauss_mixture.gauss_copula.GaussCopula` and
+``docs/derivations.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache, partial
+
+import numpy as np
+from scipy.special import ndtri
+
+from ...dp.calibration import calibrate_rho, epsilon_for
+from ...dp.rounding import largest_remainder
+from ...errors import InputDataError
+from ...noise.counter import counter_uniforms
+
+#: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
+DEFAULT_MARGINAL_SHARE = 0.55
+#: Equal-width interval cells of a numeric column not on a small integer grid: "auto" picks a
+#: power of two in [MIN_BINS, FINE_BINS] from the public n, the number of groups and the noise.
+DEFAULT_BINS = "auto"
+FINE_BINS = 64
+MIN_BINS = 4
+#: Numeric columns get the copula when at least this many cells could hold CELL_SIGMAS noise stds each.
+MIN_COPULA_BINS = 16
+#: "auto" bins: the mean count of a cell should be at least this many noise stds.
+CELL_SIGMAS = 8.0
+#: Noisy cells below this many noise stds are set to 0 before normalising (post-processing).
+DEFAULT_THRESHOLD = 0.0
+#: An integer column with at most this many values gets one cell (an atom) per value.
+DEFAULT_MAX_INTEGER_CELLS = 128
+#: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture.
+LATENT_BOUND = 4.0
+
+
+
+def histogram_sensitivity(n_columns: int) -> float:
+    """L2 sensitivity of the one-way histograms of ``d`` columns stacked: ``sqrt(2 d)``.
+
+    Each record falls in exactly one cell of each column's histogram. Replacing it moves
+    at most two cells of each histogram, one down by 1 and one up by 1 (none when the
+    two records share the cell), so the stacked difference has at most ``2 d`` entries
+    of absolute value 1.
+    """
+    return math.sqrt(2.0 * int(n_columns))
+
+
+def auto_bins(n_group: float, sigma: float) -> int:
+    """Largest power of two ``K <= FINE_BINS`` with ``n_group / K >= CELL_SIGMAS sigma`` (at least MIN_BINS).
+
+    Only public quantities enter: n (public under R1), the number of groups and the noise std.
+    """
+    if sigma <= 0:
+        return FINE_BINS
+    ratio = n_group / (CELL_SIGMAS * sigma)
+    if ratio < 1:
+        return MIN_BINS
+    return int(min(FINE_BINS, max(MIN_BINS, 2 ** int(math.floor(math.log2(ratio))))))
+
+
+def denoise(noisy: np.ndarray, total: float, floor: float) -> np.ndarray:
+    """Counts summing to ``total`` from a noisy histogram (post-processing).
+
+    Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled
+    to the total; when no cell passes, the Euclidean projection onto the simplex is used.
+    """
+    if floor > 0:
+        v = np.where(noisy >= floor, noisy, 0.0)
+        if v.sum() > 0:
+            return v * (total / v.sum())
+    return project_to_simplex(noisy, total)
+
+
+def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
+    """Euclidean projection of ``v`` onto ``{c >= 0, sum c = total}`` (post-processing)."""
+    v = np.asarray(v, dtype=np.float64)
+    if total <= 0:
+        return np.zeros_like(v)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    k = np.arange(1, v.size + 1)
+    r = int(np.nonzero(u - css / k > 0)[0][-1])
+    theta = css[r] / (r + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+@lru_cache(maxsize=256)
+def split_budget(epsilon: float, delta: float, mode: str, share: float) -> tuple[float, float, float, float]:
+    """``(rho, rho_hist, rho_mix, eps_mix)``: the total zCDP rho of ``(epsilon, delta)``, the
+    histograms' part, the mixture's part and the epsilon the mixture is given.
+
+    The mixture calibrates ``eps_mix`` itself (:func:`calibrate_rho`, the same function), so
+    ``rho_mix`` is what it will spend; ``eps_mix`` is taken where ``(1 - share) rho`` (a hair
+    less) is ``(eps_mix, delta)``-DP, and the histograms get exactly ``rho - rho_mix``.
+    """
+    rho = calibrate_rho(epsilon, delta, mode, 0.0)
+    eps_mix = epsilon_for((1.0 - share) * rho * (1.0 - 1e-6), delta, mode)
+    rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)
+    return rho, rho - rho_mix, rho_mix, eps_mix
+
+
+class NumericCells:
+    """Public cells of one encoded numeric column (values in [0, 1]).
+
+    ``steps > 0`` and ``steps + 1 <= max_cells``: the column is an integer grid with
+    ``steps`` steps between its bounds; every grid value is an atom (``steps + 1`` cells).
+    Otherwise: an atom at each bound (0 and 1: the lower and upper public bounds, where
+    zero-inflated and top-coded values sit) and ``bins`` equal-width open intervals between.
+    """
+
+    def __init__(self, steps: int, bins: int, max_cells: int):
+        self.steps = int(steps)
+        self.grid = 0 < self.steps and self.steps + 1 <= int(max_cells)
+        self.bins = int(bins)
+        if self.grid:
+            self.n_cells = self.steps + 1
+            self.atom = np.ones(self.n_cells, dtype=bool)
+            self.lo = np.arange(self.n_cells) / self.steps
+            self.hi = self.lo.copy()
+        else:
+            self.n_cells = self.bins + 2
+            self.atom = np.zeros(self.n_cells, dtype=bool)
+            self.atom[[0, -1]] = True
+            edges = np.linspace(0.0, 1.0, self.bins + 1)
+            self.lo = np.concatenate([[0.0], edges[:-1], [1.0]])
+            self.hi = np.concatenate([[0.0], edges[1:], [1.0]])
+        # an integer column off the grid: a value equals a bound when within half a step of it
+        self.tol = 0.5 / self.steps if self.steps > 0 else 1e-12
+
+    def index(self, x: np.ndarray) -> np.ndarray:
+        x = np.asarray(x, dtype=np.float64)
+        if self.grid:
+            return np.clip(np.rint(x * self.steps), 0, self.steps).astype(np.int64)
+        k = 1 + np.minimum(np.floor(x * self.bins), self.bins - 1).astype(np.int64)
+        k[x < self.tol] = 0
+        k[x > 1.0 - self.tol] = self.n_cells - 1
+        return k
+
+    def position(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Where x sits inside its cell, in [0, 1] (atoms: undefined, returns 0)."""
+        w = self.hi[k] - self.lo[k]
+        return np.where(w > 0, np.clip((x - self.lo[k]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 0.0)
+
+
+def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    """Levels for the rows of ``scores`` (n x k) whose counts meet the quotas ``round(n * freqs)``.
+
+    Rounds of proposals: every unassigned row proposes its highest-scoring level among
+    those with room left; a level with more proposals than room keeps the highest
+    scores and is then full. Each round fills a level or places every proposer, so at
+    most k + 1 rounds; every row gets a level because the quotas sum to n.
+    """
+    n, k = scores.shape
+    f = np.asarray(freqs, dtype=np.float64)
+    left = largest_remainder(f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k), n)
+    s = np.asarray(scores, dtype=np.float64) + 1e-9 * gen.random(scores.shape)  # random tie-breaks
+    out = np.full(n, -1, dtype=np.int64)
+    free = np.arange(n)
+    while free.size:
+        open_ = left > 0
+        masked = np.where(open_[None, :], s[free], -np.inf)
+        best = np.argmax(masked, axis=1)
+        for lv in np.unique(best):
+            rows = free[best == lv]
+            if rows.size > left[lv]:
+                rows = rows[np.argsort(-s[rows, lv], kind="stable")[:left[lv]]]
+            out[rows] = lv
+            left[lv] -= rows.size
+        free = free[out[free] < 0]
+    return out
+
+
+# ---- the per-chunk maps (module level and picklable: they run on Dask workers) ---------------
+def check_encoded(X, p: int) -> np.ndarray:
+    """A finite 2-d chunk of ``p`` encoded columns in [0, 1]."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[1] != p or not np.all(np.isfinite(X)):
+        raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
+    if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+        raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+    return X
+
+
+def check_labels(y, rows: int, n_classes: int | None) -> np.ndarray:
+    """Label codes of a chunk: as many as its rows, each in ``[0, n_classes)``."""
+    y = np.asarray(y, dtype=np.int64)
+    if y.shape != (rows,):
+        raise InputDataError("X and y have different numbers of records")
+    if n_classes is not None and y.size and (y.min() < 0 or y.max() >= n_classes):
+        raise InputDataError(f"a label code is outside the declared {n_classes} classes")
+    return y
+
+
+@dataclass(frozen=True)
+class CellCounter:
+    """Pass 1 of one chunk: the counts of every column's public cells, per label class.
+
+    ``fn(X, y) -> (records, labelled records, counts, label counts)``: ``counts`` holds one
+    ``(groups, cells)`` array per numeric column (its :class:`NumericCells`), then per
+    categorical block (its levels); ``groups`` is the number of classes when it is above 1
+    (an unlabelled chunk counts in group 0), else 1. Mergeable by addition.
+    """
+
+    p: int
+    numeric: tuple
+    cells: tuple
+    blocks: tuple
+    n_classes: int | None
+
+    @property
+    def groups(self) -> int:
+        return self.n_classes if (self.n_classes or 0) > 1 else 1
+
+    def __call__(self, X, y):
+        X = check_encoded(X, self.p)
+        G, rows = self.groups, X.shape[0]
+        g = np.zeros(rows, dtype=np.int64)
+        label = None
+        if y is not None:
+            y = check_labels(y, rows, self.n_classes)
+            g = y if G > 1 else g
+            label = np.bincount(y, minlength=self.n_classes or 1)[None, :].astype(np.float64)
+        cols = [(c.index(X[:, j]), c.n_cells) for j, c in zip(self.numeric, self.cells)]
+        cols += [(np.argmax(X[:, a:e], axis=1), e - a) for a, e in self.blocks]
+        counts = tuple(np.bincount(g * K + k, minlength=G * K).reshape(G, K).astype(np.float64) for k, K in cols)
+        return rows, (rows if y is not None else 0), counts, label
+
+
+@dataclass(frozen=True)
+class CopulaTransform:
+    """The copula map of one chunk: every numeric column through its released marginal to a
+    normal score, clipped to ``[-LATENT_BOUND, LATENT_BOUND]`` and scaled to [0, 1]; categorical
+    blocks unchanged. Post-processing of the released marginals applied to each record alone.
+
+    Inside an atom the record's position is a uniform from :func:`counter_uniforms` keyed by
+    ``key`` (drawn once per release), the column and the record's global index, so the same
+    record gets the same latent row in every pass and on every engine.
+    """
+
+    p: int
+    numeric: tuple
+    cells: tuple
+    cdf: tuple       # per numeric column: (groups, cells + 1) released left masses
+    masses: tuple    # per numeric column: (groups, cells) released masses
+    grouped: bool    # marginals per label class
+    key: int
+
+    def __call__(self, X, y, row_offset: int) -> np.ndarray:
+        X = check_encoded(X, self.p)
+        Z = X.copy()
+        g = np.asarray(y, dtype=np.int64) if (self.grouped and y is not None) else np.zeros(X.shape[0], np.int64)
+        for j, (col, cells) in enumerate(zip(self.numeric, self.cells)):
+            x = X[:, col]
+            k = cells.index(x)
+            jitter = counter_uniforms(self.key, j, row_offset, x.size)
+            a = np.where(cells.atom[k], jitter, cells.position(x, k))
+            u = np.clip(self.cdf[j][g, k] + a * self.masses[j][g, k], 1e-12, 1.0 - 1e-12)
+            z = np.clip(ndtri(u), -LATENT_BOUND, LATENT_BOUND)
+            Z[:, col] = (z + LATENT_BOUND) / (2.0 * LATENT_BOUND)
+        return Z
+
+
+def _latent_map(X, y, row_offset, transform, fn, indexed):
+    Z = transform(X, y, row_offset)
+    return fn(Z, y, row_offset) if indexed else fn(Z, y)
+
+
+class LatentPasses:
+    """A pass executor whose chunks are the copula-transformed ones: the mixture's maps run on
+    ``transform(X, y, row_offset)`` where the chunks are (an indexed pass of ``inner``)."""
+
+    def __init__(self, inner, transform: CopulaTransform):
+        self.inner, self.transform = inner, transform
+
+    def run(self, fn, merge=None, indexed: bool = False):
+        kw = {} if merge is None else {"merge": merge}
+        return self.inner.run(partial(_latent_map, transform=self.transform, fn=fn, indexed=indexed),
+                              indexed=True, **kw)
