@@ -95,7 +95,8 @@ class Capabilities:
 
 
 #: The methods that fit a mechanism; each checks the declared parameter constraints first.
-FIT_METHODS = ("fit", "fit_stats", "fit_passes", "fit_stream")
+#: Every public entry point that fits (or starts fitting): declared parameters are checked first.
+FIT_METHODS = ("fit", "fit_stats", "fit_passes", "fit_stream", "fit_executor", "fit_centre", "fit_marginals")
 
 
 def _checking_parameters(fit):

@@ -249,14 +249,12 @@ class Compression(SyntheticMechanism):
         max_draws, per_pass = int(self.max_draws), int(self.draws_per_pass)
         self.source_ = make_source(self.rng)
         entropy = [int(v) for v in self.source_.generator.integers(0, 2**63, size=4)]
-
-        n = p = B = None
         m = None if self.m is None else self._check_int(self.m, "m", 1)
-        ref = tau = mu = scale = sigma = None
-        draw = 0
-        passes = 0
+        fixed = B = None  # (n, p, m, scale, mu, sigma, ref, tau) once the first pass has run
+        draw = passes = 0
         accepted = None
         while accepted is None:
+            tau = None if fixed is None else fixed[-1]
             if draw >= max_draws:
                 raise InputDataError(
                     f"compression: {draw} draws of Phi were all rejected by the truncation test (tau = {tau:.4g}); "
@@ -265,38 +263,54 @@ class Compression(SyntheticMechanism):
                 raise InputDataError("compression: a draw was rejected (or m=None needs n first) and the input can "
                                      "be read only once; pass a list of chunks or a callable returning a fresh "
                                      "iterator")
-            first = passes == 0
             k = 0 if m is None else min(per_pass, max_draws - draw)
             if m is not None and B is None:
                 B = self._resolve_block(m)
-            stats, accs, zsums, n_seen = self._pass(make_iter(), entropy, draw, k, m, B, first, p)
+            stats, accs, zsums, n_seen = self._pass(make_iter(), entropy, draw, k, m, B, fixed is None,
+                                                    None if fixed is None else fixed[1])
             passes += 1
-            if first:
-                n, p = stats["n"], stats["p"]
-                self._check_sizes(n, p)
-                if m is None:
-                    m = self._resolve_m(n, p)
-                elif m >= n:
-                    raise ParameterError(f"m must be < n = {n} (compression reduces the number of rows), got {m}")
-                scale, mu, sigma = self._scaling(stats)
-                ref, self.reference_source_ = self._reference(sigma, p)
-                dmax = self._resolve_delta_max(n, p)
-                tau = truncation_threshold(n, p, m, dmax, C) if math.isfinite(C) else math.inf
-                self.tau_, self.delta_max_ = tau, dmax
-            elif n_seen != n:
-                raise InputDataError(f"compression: the input changed between reads ({n} then {n_seen} records)")
+            if fixed is None:
+                fixed = self._first_pass(stats, m, C)
+                m = fixed[2]
+            elif n_seen != fixed[0]:
+                raise InputDataError(f"compression: the input changed between reads ({fixed[0]} then {n_seen} records)")
             for acc, zsum in zip(accs, zsums):
                 draw += 1
-                Xt = self._finish(acc, zsum, mu, scale, n)
-                S = Xt.T @ Xt / m
-                dev = float(np.max(np.abs(S - ref)))
-                if dev <= tau:
-                    accepted = (Xt, dev)
+                accepted = self._test_draw(acc, zsum, fixed)
+                if accepted is not None:
                     break
+        self._set_fitted(fixed, accepted, draw, passes)
+        return self
+
+    def _first_pass(self, stats, m, C):
+        """After the first pass: sizes checked, m resolved, the public scaling, the reference
+        covariance and the truncation threshold; returns ``(n, p, m, scale, mu, sigma, ref, tau)``."""
+        n, p = stats["n"], stats["p"]
+        self._check_sizes(n, p)
+        if m is None:
+            m = self._resolve_m(n, p)
+        elif m >= n:
+            raise ParameterError(f"m must be < n = {n} (compression reduces the number of rows), got {m}")
+        scale, mu, sigma = self._scaling(stats)
+        ref, self.reference_source_ = self._reference(sigma, p)
+        dmax = self._resolve_delta_max(n, p)
+        tau = truncation_threshold(n, p, m, dmax, C) if math.isfinite(C) else math.inf
+        self.tau_, self.delta_max_ = tau, dmax
+        return n, p, m, scale, mu, sigma, ref, tau
+
+    def _test_draw(self, acc, zsum, fixed):
+        """The truncation test of one draw: ``(compressed rows, deviation)`` if accepted, else None."""
+        n, _, m, scale, mu, _, ref, tau = fixed
+        Xt = self._finish(acc, zsum, mu, scale, n)
+        dev = float(np.max(np.abs(Xt.T @ Xt / m - ref)))
+        return (Xt, dev) if dev <= tau else None
+
+    def _set_fitted(self, fixed, accepted, draws: int, passes: int):
+        n, p, m, scale, _, sigma, _, _ = fixed
         self.compressed_, self.max_deviation_ = accepted
         self.n_, self.p_, self.m_ = n, p, m
-        self.draws_ = draw
-        self.rejected_draws_ = draw - 1
+        self.draws_ = draws
+        self.rejected_draws_ = draws - 1
         self.passes_ = passes
         self.zero_columns_ = int(np.sum(scale == 0))
         self.sigma_x_ = sigma  # private: for audits and tests only, never released
@@ -304,7 +318,6 @@ class Compression(SyntheticMechanism):
         self.noise_scales_ = {"phi_entry_std": 1.0 / math.sqrt(n)}
         self.privacy_cost_ = None  # no (epsilon, delta) cost exists: nothing to add to a DP budget ledger
         self.notes_ = self._notes(n, p, m)
-        return self
 
     def _pass(self, it, entropy, draw0, k, m, B, first, p):
         """One read of the input: moments (first read) and ``k`` candidate compressions ``Z^T X``.

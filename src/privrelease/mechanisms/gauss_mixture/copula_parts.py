@@ -107,6 +107,39 @@ def split_budget(epsilon: float, delta: float, mode: str, share: float) -> tuple
     return rho, rho - rho_mix, rho_mix, eps_mix
 
 
+def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor: float):
+    """Post-processing of the noisy histograms: ``(marginals, label weights)``.
+
+    ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
+    (one group, labelled) the label's. With several groups (classes) the class sizes are the
+    inverse-variance average of every feature histogram's row sums (noise variance ``K_j std^2``)
+    projected onto the counts summing to the public n; each class row is then made a distribution
+    summing to its class size (:func:`denoise` with ``floor``) and divided by it.
+    """
+    G = parts[0].shape[0] if parts else 1
+    label = None
+    if G > 1:
+        w = np.array([1.0 / h.shape[1] for h in parts[:n_feat]])
+        est = sum(wj * h.sum(axis=1) for wj, h in zip(w, parts[:n_feat])) / w.sum()
+        sizes = project_to_simplex(est, float(n))
+    else:
+        sizes = np.array([float(n)])
+        if labelled:
+            label = denoise(parts[n_feat].ravel(), float(n), floor)
+    safe = np.maximum(sizes, 1e-12)
+    marginals = [np.stack([denoise(h[c], sizes[c], floor) / safe[c] for c in range(G)]) for h in parts[:n_feat]]
+    weights = (sizes / n if G > 1 else label / n) if labelled else None
+    return marginals, weights
+
+
+def cumulative_masses(marginals: list) -> tuple[list, list]:
+    """Per numeric marginal ``(G, K)``: the left masses ``F`` ``(G, K + 1)``, and for every cell the
+    last non-empty cell at or before it (rounding at u -> 1 must not land in an empty trailing cell)."""
+    cdf = [np.concatenate([np.zeros((m.shape[0], 1)), np.cumsum(m, axis=1)], axis=1) for m in marginals]
+    nonempty = [np.maximum.accumulate(np.where(m > 0, np.arange(m.shape[1]), 0), axis=1) for m in marginals]
+    return cdf, nonempty
+
+
 class NumericCells:
     """Public cells of one encoded numeric column (values in [0, 1]).
 
@@ -148,6 +181,23 @@ class NumericCells:
         """Where x sits inside its cell, in [0, 1] (atoms: undefined, returns 0)."""
         w = self.hi[k] - self.lo[k]
         return np.where(w > 0, np.clip((x - self.lo[k]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 0.0)
+
+
+def rank_match(z: np.ndarray, cells: NumericCells, F: np.ndarray, masses: np.ndarray, nonempty: np.ndarray,
+               gen: np.random.Generator) -> np.ndarray:
+    """Values of one numeric column for m sampled latent scores ``z``: the i-th smallest takes the
+    released quantile at ``(i + U) / m`` (ties broken at random). ``F``, ``masses``: the released
+    left masses and masses of the column's cells (one group); ``nonempty``: the last non-empty
+    cell at or before each cell. An atom's quantile is its value; an interval's is linear inside it."""
+    m = z.size
+    order = np.argsort(z + 1e-12 * gen.standard_normal(m), kind="stable")
+    u = np.empty(m)
+    u[order] = (np.arange(m) + gen.random(m)) / m
+    # u in [F_k, F_{k+1}) lies in cell k; side="right" skips empty cells (F_k = F_{k+1})
+    k = np.clip(np.searchsorted(F, u, side="right") - 1, 0, cells.n_cells - 1)
+    k = nonempty[k]  # trailing empty cells (rounding at u -> 1): the last non-empty one
+    frac = np.clip((u - F[k]) / np.where(masses[k] > 0, masses[k], 1.0), 0.0, 1.0)
+    return np.clip(cells.lo[k] + frac * (cells.hi[k] - cells.lo[k]), 0.0, 1.0)
 
 
 def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:

@@ -29,8 +29,9 @@ from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
 from .copula_parts import (CELL_SIGMAS, DEFAULT_BINS, DEFAULT_MARGINAL_SHARE, DEFAULT_MAX_INTEGER_CELLS,
                            DEFAULT_THRESHOLD, FINE_BINS, LATENT_BOUND, MIN_BINS, MIN_COPULA_BINS, CellCounter,
-                           CopulaTransform, LatentPasses, NumericCells, auto_bins, denoise, histogram_sensitivity,
-                           project_to_simplex, quota_assign, split_budget)
+                           CopulaTransform, LatentPasses, NumericCells, auto_bins, cumulative_masses, denoise,
+                           histogram_sensitivity, marginals_from_noisy, project_to_simplex, quota_assign,
+                           rank_match, split_budget)
 from .gauss_pca import GaussPCA, _label_count_map
 
 __all__ = ["GaussCopula", "NumericCells", "CellCounter", "CopulaTransform", "histogram_sensitivity", "auto_bins",
@@ -208,21 +209,10 @@ class GaussCopula(SyntheticMechanism):
 
     # ---- validation --------------------------------------------------------------------
     def _setup(self, p: int):
+        """The checks that depend on the domain (each parameter's own range is declared in
+        ``_parameter_constraints`` and checked before any fit method); the public cells."""
         eps, _, _, dom = self._check_common(None, p=p)
         delta = check_delta(self.delta)
-        if not math.isinf(eps) and delta <= 0:
-            raise ParameterError("gauss-copula needs delta > 0 (an (epsilon, delta)-DP mechanism)")
-        self._check_fraction(self.marginal_share, "marginal_share")
-        if self.bins != "auto":
-            self._check_int(self.bins, "bins", 1)
-        if self.by_label not in (True, False, "auto"):
-            raise ParameterError(f"by_label must be True, False or 'auto', got {self.by_label!r}")
-        th = self.threshold
-        if isinstance(th, bool) or not isinstance(th, (int, float)) or not (th >= 0) or not math.isfinite(th):
-            raise ParameterError(f"threshold must be a number >= 0, got {th!r}")
-        self._check_int(self.max_integer_cells, "max_integer_cells", 2)
-        if self.accounting not in ("auto", "gaussian", "zcdp"):
-            raise ParameterError(f"accounting must be 'auto', 'gaussian' or 'zcdp', got {self.accounting!r}")
         p1 = dom.p1
         steps = self.integer_steps
         if steps is None:
@@ -276,27 +266,9 @@ class GaussCopula(SyntheticMechanism):
             parts.append(noisy[start:start + c.size].reshape(c.shape))
             start += c.size
         n_feat = len(self.cells_) + len(self.domain_.blocks)
-        G = parts[0].shape[0] if parts else 1
-        if G > 1:
-            # class sizes: every feature histogram's row sums estimate them (noise variance K_j std^2);
-            # inverse-variance average over the columns, then scaled to the public n
-            w = np.array([1.0 / h.shape[1] for h in parts[:n_feat]])
-            est = sum(wj * h.sum(axis=1) for wj, h in zip(w, parts[:n_feat])) / w.sum()
-            sizes = project_to_simplex(est, float(n))
-        elif self.labelled_:
-            sizes = np.array([float(n)])
-            label = denoise(parts[n_feat].ravel(), float(n), float(self.threshold) * std)
-        else:
-            sizes = np.array([float(n)])
-        safe = np.maximum(sizes, 1e-12)
-        floor = float(self.threshold) * std
-        self.marginals_ = [np.stack([denoise(h[c], sizes[c], floor) / safe[c] for c in range(G)])
-                           for h in parts[:n_feat]]
-        self.label_weights_ = (sizes / n if G > 1 else label / n) if self.labelled_ else None
-        self._cdf = [np.concatenate([np.zeros((G, 1)), np.cumsum(m, axis=1)], axis=1)
-                     for m in self.marginals_[:len(self.cells_)]]
-        self._nonempty = [np.maximum.accumulate(np.where(m > 0, np.arange(m.shape[1]), 0), axis=1)
-                          for m in self.marginals_[:len(self.cells_)]]
+        self.marginals_, self.label_weights_ = marginals_from_noisy(parts, n_feat, n, self.labelled_,
+                                                                    float(self.threshold) * std)
+        self._cdf, self._nonempty = cumulative_masses(self.marginals_[:len(self.cells_)])
 
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
@@ -505,21 +477,11 @@ class GaussCopula(SyntheticMechanism):
             if m == 0:
                 continue
             for j, col in enumerate(dom.numeric[:off]):
-                order = np.argsort(Z[rows, col] + 1e-12 * gen.standard_normal(m), kind="stable")
-                u = np.empty(m)
-                u[order] = (np.arange(m) + gen.random(m)) / m
-                X[rows, col] = self._quantile(j, c, u)
+                X[rows, col] = rank_match(Z[rows, col], self.cells_[j], self._cdf[j][c], self.marginals_[j][c],
+                                          self._nonempty[j][c], gen)
             for b, (a, e) in enumerate(dom.blocks):
                 X[rows, a + quota_assign(Z[rows, a:e], self.marginals_[off + b][c], gen)] = 1.0
         return X, y
-
-    def _quantile(self, j: int, c: int, u: np.ndarray) -> np.ndarray:
-        cells, F, m = self.cells_[j], self._cdf[j][c], self.marginals_[j][c]
-        # u in [F_k, F_{k+1}) lies in cell k; side="right" skips empty cells (F_k = F_{k+1})
-        k = np.clip(np.searchsorted(F, u, side="right") - 1, 0, cells.n_cells - 1)
-        k = self._nonempty[j][c][k]  # trailing empty cells (rounding at u -> 1): the last non-empty one
-        frac = np.clip((u - F[k]) / np.where(m[k] > 0, m[k], 1.0), 0.0, 1.0)
-        return np.clip(cells.lo[k] + frac * (cells.hi[k] - cells.lo[k]), 0.0, 1.0)
 
     def certificate_extra(self) -> dict:
         d = {

@@ -10,58 +10,38 @@ radius whatever the dimension (T2); it accounts in zero-concentrated DP and conv
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 import math
 from functools import partial
+from numbers import Integral, Real
 from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
+from ...dp.calibration import calibrate_rho, epsilon_for
+from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
-from ...engine.preprocess import scale_rows_to_ball
 from ...engine.stats import SufficientStats
 from ...errors import InputDataError, ParameterError
-from ...linalg import fix_signs, mirror, psd_repair, psd_sqrt, sorted_eigh, symmetrize, upper
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options, PUBLIC_ARRAY, SHARES
-from ...dp.costs import check_delta
-from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
-from ...dp.rounding import largest_remainder
-from ...dp.selection import exponential_mechanism
-from .sensitivities import (
-    centre_sensitivity,
-    domain_radius,
-    sum_sensitivity,
-    moment_sensitivity,
-    COUNT_SENSITIVITY,
-    residual_sensitivity,
-    sq_distance_sensitivity,
-    clip_rows,
-)
+from .pca_parts import (_centre_pass_map, _centre_stats, _clipped_stats_map, _label_count_map, mean_direction_basis,
+                        mixture_from_moments, mixture_from_within, sample_mixture, shrink_covariances)
+from .pca_releases import (DEFAULT_COMPONENT_GRID, DEFAULT_COMPONENTS, DEFAULT_SELECTION_SHARE, DEFAULT_SPLIT,
+                           DEFAULT_WITHIN_RADIUS_SHARE, PARTS, MixtureReleases)
+from .sensitivities import (COUNT_SENSITIVITY, centre_sensitivity, domain_radius, moment_sensitivity,
+                            residual_sensitivity, sq_distance_sensitivity, sum_sensitivity)
 
-#: Default split of the total zCDP budget rho (chosen on gas_drift and musk2, never on HAPT or Adult).
-DEFAULT_SPLIT = {
-    "centre": 0.04,
-    "radius": 0.01,
-    "basis": 0.30,
-    "counts": 0.02,
-    "sums": 0.15,
-    "moments": 0.46,
-    "residual": 0.02,
-}
-#: Share of the within-class radius estimate (centring="class" only).
-DEFAULT_WITHIN_RADIUS_SHARE = 0.01
-#: Extra share taken (from all parts proportionally) when the dimension is selected privately.
-DEFAULT_SELECTION_SHARE = 0.05
-#: Default dimension P (min(P, p)); chosen on gas_drift and musk2.
-DEFAULT_COMPONENTS = 20
-DEFAULT_COMPONENT_GRID = (5, 10, 15, 20, 30, 40, 60)
-PARTS = tuple(DEFAULT_SPLIT)
+#: Names defined beside the class and used with it (the sensitivities its Notes derive, the
+#: constants of its defaults, the per-chunk maps of its passes).
+__all__ = ["GaussPCA", "DEFAULT_COMPONENT_GRID", "DEFAULT_COMPONENTS", "DEFAULT_SELECTION_SHARE", "DEFAULT_SPLIT",
+           "DEFAULT_WITHIN_RADIUS_SHARE", "PARTS", "COUNT_SENSITIVITY", "centre_sensitivity", "domain_radius",
+           "moment_sensitivity", "residual_sensitivity", "sq_distance_sensitivity", "sum_sensitivity",
+           "mean_direction_basis", "_centre_pass_map", "_clipped_stats_map", "_label_count_map"]
 
 
 
-class GaussPCA(SyntheticMechanism):
+
+class GaussPCA(MixtureReleases, SyntheticMechanism):
     """Gaussian-mechanism probabilistic-PCA mixture with L2 row clipping and residual variance.
 
     Parameters
@@ -222,6 +202,8 @@ class GaussPCA(SyntheticMechanism):
     capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,
                                                         uses_label=True, estimates_covariance=True)
 
+    _passes = None  # the pass executor during fit_executor (the within-class pass runs on it)
+
     def __init__(self, epsilon=1.0, delta=1e-5, *, n_components=None, clip_radius="auto", radius_factor=1.0,
                  budget_split=None, covariance="class", basis=None, component_grid=DEFAULT_COMPONENT_GRID,
                  selection_share=DEFAULT_SELECTION_SHARE, n_classes=None, row_norm_bound=None,
@@ -247,44 +229,28 @@ class GaussPCA(SyntheticMechanism):
         self.rng = rng
 
     # ---- validation and calibration -----------------------------------------------
-    def _validate(self, p: int, labelled: bool, radius_mode, one_pass: bool = False):
-        if self.covariance not in ("class", "pooled"):
-            raise ParameterError(f"covariance must be 'class' or 'pooled', got {self.covariance!r}")
-        if self.accounting not in ("auto", "gaussian", "zcdp"):
-            raise ParameterError(f"accounting must be 'auto', 'gaussian' or 'zcdp', got {self.accounting!r}")
-        cr = self.clip_radius
-        if isinstance(cr, str):
-            if cr not in ("auto", "schema"):
-                raise ParameterError(f"clip_radius must be 'auto', 'schema' or a number > 0, got {cr!r}")
-        elif isinstance(cr, bool) or not isinstance(cr, (int, float)) or not (cr > 0) or not math.isfinite(cr):
-            raise ParameterError(f"clip_radius must be 'auto', 'schema' or a number > 0, got {cr!r}")
-        if self.centring not in ("global", "class"):
-            raise ParameterError(f"centring must be 'global' or 'class', got {self.centring!r}")
-        sh = self.shrinkage
-        if isinstance(sh, bool) or not isinstance(sh, (int, float)) or not (sh >= 0) or not math.isfinite(sh):
-            raise ParameterError(f"shrinkage must be a number >= 0, got {sh!r}")
-        rf = self.radius_factor
-        if isinstance(rf, bool) or not isinstance(rf, (int, float)) or not (rf > 0) or not math.isfinite(rf):
-            raise ParameterError(f"radius_factor must be a number > 0, got {rf!r}")
-        B = self.row_norm_bound
-        if B is not None and (isinstance(B, bool) or not isinstance(B, (int, float)) or not (B > 0)):
-            raise ParameterError(f"row_norm_bound must be a number > 0, got {B!r}")
+    def _check_options(self, p: int) -> bool:
+        """The checks that depend on p or on several parameters together (each parameter's own
+        range is declared in ``_parameter_constraints`` and checked before any fit method);
+        returns whether the dimension is selected privately."""
         if self.basis is not None:
             V = np.asarray(self.basis, dtype=np.float64)
             if V.ndim != 2 or V.shape[0] != p or not (1 <= V.shape[1] <= p) or not np.all(np.isfinite(V)):
                 raise ParameterError(f"basis must be a finite p x P array with p = {p} rows, got shape {V.shape}")
         select = isinstance(self.n_components, str)
         if select:
-            if self.n_components != "select":
-                raise ParameterError(f"n_components must be an integer or 'select', got {self.n_components!r}")
             if self.basis is not None:
                 raise ParameterError("n_components='select' needs a private basis (basis=None)")
             grid = [int(g) for g in self.component_grid if 1 <= int(g) <= p]
             if not grid:
                 raise ParameterError(f"component_grid has no value in [1, {p}]")
-            self._check_fraction(self.selection_share, "selection_share")
         elif self.basis is None and self.n_components is not None:
             self._check_int(self.n_components, "n_components", 1, p)
+        return select
+
+    def _validate(self, p: int, labelled: bool, radius_mode, one_pass: bool = False) -> dict:
+        """The shares of rho per released part, after checking the parameters."""
+        select = self._check_options(p)
         # shares
         split = dict(DEFAULT_SPLIT)
         if self.budget_split is not None:
@@ -321,12 +287,6 @@ class GaussPCA(SyntheticMechanism):
         if math.isinf(eps):
             return math.inf, mode
         return calibrate_rho(eps, delta, mode, float(shares.get("selection", 0.0))), mode
-
-    def _gauss(self, value, sens, part, coords):
-        """Gaussian mechanism spending ``rho_split_[part]``; records the noise std."""
-        nm = zcdp_noise_multiplier(self.rho_split_[part])
-        self.sensitivities_[f"{part}_l2"] = float(sens)
-        return self._gaussian(f"{part}_std", np.asarray(value, dtype=np.float64), sens, nm, coords)
 
     # ---- fitting ------------------------------------------------------------------------
     def record_preprocessing(self) -> tuple:
@@ -465,6 +425,7 @@ class GaussPCA(SyntheticMechanism):
         return self
 
     def _fit_model(self, stats: SufficientStats):
+        """Steps 3-8 of the Notes on the per-class statistics of the clipped rows (noise in that order)."""
         R, n, p = self.radius_, self.n_, self.domain_.p
         if stats.n != n:
             raise InputDataError(f"the two passes saw different numbers of records ({n} and {stats.n})")
@@ -480,72 +441,22 @@ class GaussPCA(SyntheticMechanism):
         if "counts" in self.rho_split_:
             counts = self._gauss(counts, COUNT_SENSITIVITY, "counts", coords=2)
         S1_full = self._gauss(np.stack([c.s1 for c in cls]), sum_sensitivity(R), "sums", coords=2 * p).reshape(C, p)
-        use_means = bool(self.mean_directions) and C > 1 and self.basis is None
-        # 4. basis
-        if self.basis is not None:
-            V, _ = np.linalg.qr(np.asarray(self.basis, dtype=np.float64))
-            self.basis_source_ = "public basis supplied by the user"
-        else:
-            up = self._gauss(upper(A), moment_sensitivity(R), "basis", coords=p * (p + 1) // 2)
-            A_noisy = mirror(up, p)
-            w_all, V_all = sorted_eigh(A_noisy)
-            self.basis_source_ = "DP: Analyze Gauss on the clipped second moment"
-        # 5. dimension
-        if self.basis is not None:
-            P = V.shape[1]
-        else:
-            if self.n_components == "select":
-                P = self._select_dimension(A, V_all, C, R)
-            else:
-                P = min(DEFAULT_COMPONENTS, p) if self.n_components is None else int(self.n_components)
-            V = V_all[:, :P]
-            if use_means:
-                V = _mean_direction_basis(S1_full, counts, A_noisy, P)
-                self.basis_source_ += " + released class-mean directions"
-        self.n_components_ = P
-        # 6. per-class statistics in the basis
+        V = self._release_basis(A, S1_full, counts, C, R)
+        self.n_components_ = P = V.shape[1]
         S1 = S1_full @ V  # C x P (post-processing of the released sums)
-        S2 = np.stack([V.T @ c.s2 @ V for c in cls])  # C x P x P
-        iu = np.triu_indices(P)
-        within = getattr(self, "_passes", None) is not None and C > 1
-        if within:
-            W2, R_w = self._within_class_pass(V, S1, counts, cls, C, P, R)
+        pooled = self.covariance == "pooled"
+        if self._passes is not None and C > 1:  # second moments centred at the released class means
+            W2 = self._within_class_pass(V, S1, counts, cls, C, P, R)
+            means, covs = self.class_centres_, mixture_from_within(W2, counts, pooled)
         else:
-            S2u = self._gauss(S2[:, iu[0], iu[1]], moment_sensitivity(R), "moments", coords=P * (P + 1))
-            S2 = np.stack([mirror(S2u[c], P) for c in range(C)])
-        # 7. residual variance
-        if P < p:
-            res = float(np.trace(A) - np.trace(V.T @ A @ V))
-            res = float(self._gauss(np.array([res]), residual_sensitivity(R), "residual", coords=1)[0])
-            self.residual_variance_ = max(res, 0.0) / (n * (p - P))
-        else:
-            self.residual_variance_ = 0.0
-        # 8. model (post-processing)
-        w = np.maximum(counts, 0.0)
-        n_eff = np.maximum(counts, 1.0)
-        means = S1 / n_eff[:, None]
-        if within:  # second moments already centred at the released class means
-            means = self.class_centres_
-            covs = W2 / n_eff[:, None, None]
-            if self.covariance == "pooled":
-                covs = np.stack([W2.sum(axis=0) / n_eff.sum()] * C)
-        else:
-            covs = S2 / n_eff[:, None, None] - np.einsum("ci,cj->cij", means, means)
-            if self.covariance == "pooled" and C > 1:
-                pooled = (S2.sum(axis=0) - np.einsum("c,ci,cj->ij", n_eff, means, means)) / n_eff.sum()
-                covs = np.stack([pooled] * C)
-        # noise-edge shrinkage (post-processing): a symmetric Gaussian noise matrix with entry std s
-        # has spectral norm ~ 2 sqrt(P) s; eigenvalues are lowered by shrinkage x that edge, then clipped at 0
-        s_m = self.noise_scales_.get("moments_std", 0.0)
-        if self.covariance == "pooled" and C > 1:
-            edge = 2.0 * math.sqrt(P) * s_m * math.sqrt(C) / n_eff.sum() * np.ones(C)
-        else:
-            edge = 2.0 * math.sqrt(P) * s_m / n_eff
-        covs = np.stack([psd_repair(S, floor=0.0, shift=float(self.shrinkage) * e) for S, e in zip(covs, edge)])
+            means, covs = mixture_from_moments(S1, self._release_moments(cls, V, R), counts, pooled)
+        self._release_residual(A, V, R)
         self.components_ = V.T
+        w = np.maximum(counts, 0.0)
         self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(C, 1.0 / C)
         self.class_means_ = means
-        self.class_covariances_ = covs
+        self.class_covariances_ = shrink_covariances(covs, counts, self.noise_scales_.get("moments_std", 0.0),
+                                                     self.shrinkage, pooled)
         self.n_classes_ = C
         self.budget_split_ = {f"rho_{k}": float(v) for k, v in self.rho_split_.items()}  # zCDP units
         eps = float(self.epsilon)
@@ -553,77 +464,13 @@ class GaussPCA(SyntheticMechanism):
                        self.rho_ if math.isfinite(self.rho_) else None)
         return self
 
-    def _within_class_pass(self, V, S1_noisy, counts_noisy, cls, C, P, R):
-        """Third pass: second moments of ``w_i = clip(V^T z_i - m_{y_i}, R_w)`` per class.
-
-        ``m_c`` = released class mean (post-processing of the noisy sums and counts), moved
-        into the ball of radius R, so ``||t_i - m_c|| <= 2 R``. The within-class radius
-        ``R_w = radius_factor * sqrt(T_w~ / n)`` with ``T_w = sum_i ||t_i - m_{y_i}||^2``
-        (computed from the pass-2 accumulators: ``tr(V^T A_c V) - 2 m_c . S1_c + n_c ||m_c||^2``);
-        each term lies in ``[0, 4 R^2]``, so its sensitivity is ``4 R^2`` (a class change
-        swaps one term for another). Then ``w_i`` has ``||w_i|| <= R_w`` and the stacked
-        upper triangles have sensitivity ``sqrt(2) R_w^2`` (same argument as
-        :func:`moment_sensitivity`).
-        """
-        n_eff = np.maximum(counts_noisy, 1.0)
-        m = S1_noisy / n_eff[:, None]
-        nrm = np.linalg.norm(m, axis=1)
-        m = m * np.minimum(1.0, R / np.maximum(nrm, 1e-300))[:, None]
-        T = 0.0
-        for c, st in enumerate(cls):
-            T += float(np.trace(V.T @ st.s2 @ V) - 2.0 * m[c] @ (V.T @ st.s1) + st.n * m[c] @ m[c])
-        T = float(self._gauss(np.array([T]), 4.0 * R**2, "within_radius", coords=1)[0])
-        rms = math.sqrt(max(T, 0.0) / self.n_)
-        R_w = float(min(max(float(self.radius_factor) * rms, 1e-3 * R), 2.0 * R))
-        W2 = self._passes.run(partial(_within_moments_map, centre=self.centre_, radius=self.radius_,
-                                      bound=self.row_norm_bound, basis=V, class_means=m, within_radius=R_w))
-        iu = np.triu_indices(P)
-        W2u = self._gauss(W2[:, iu[0], iu[1]], moment_sensitivity(R_w), "moments", coords=P * (P + 1))
-        self.class_centres_ = m
-        self.within_radius_ = R_w
-        return np.stack([mirror(W2u[c], P) for c in range(C)]), R_w
-
-    def _select_dimension(self, A, V_all, C, R) -> int:
-        p = A.shape[0]
-        grid = sorted({int(g) for g in self.component_grid if 1 <= int(g) <= p})
-        rho_m = self.rho_split_["moments"]
-        sigma_m = zcdp_noise_multiplier(rho_m) * moment_sensitivity(R)
-        AV = A @ V_all
-        captured = np.cumsum(np.einsum("ij,ij->j", V_all, AV))  # tr(V_P^T A V_P) for P = 1..p
-        util = np.array([captured[P - 1] - 2.0 * C * P**1.5 * sigma_m for P in grid])
-        eps_sel = math.sqrt(8.0 * self.rho_split_["selection"]) if math.isfinite(self.rho_) else math.inf
-        du = R**2  # sensitivity of the utility
-        self.sensitivities_["selection_utility"] = float(du)
-        k = exponential_mechanism(util, eps_sel, du, self.source_)
-        self.selection_ = {"grid": grid, "epsilon": eps_sel, "chosen": grid[k]}
-        return grid[k]
-
     # ---- sampling ------------------------------------------------------------------------
     def sample(self, n: int):
         """Draw ``n`` records from the released model; returns ``(X, y)`` (y None without labels)."""
         n = self._check_int(n, "n", 1)
-        gen = self.source_.generator
-        C = self.n_classes_
-        k = largest_remainder(self.class_weights_, n)
-        V = self.components_.T
-        p, P = V.shape
-        X = np.empty((n, p))
-        y = np.repeat(np.arange(C), k)
-        start = 0
-        for c in range(C):
-            if k[c] == 0:
-                continue
-            L = psd_sqrt(self.class_covariances_[c])
-            T = self.class_means_[c] + gen.standard_normal((k[c], P)) @ L.T
-            X[start:start + k[c]] = T @ V.T
-            start += k[c]
-        if self.residual_variance_ > 0:
-            G = gen.standard_normal((n, p))
-            G -= (G @ V) @ V.T
-            X += math.sqrt(self.residual_variance_) * G
-        X += self.centre_
-        perm = gen.permutation(n)
-        return X[perm], (y[perm] if self.labelled_ else None)
+        X, y = sample_mixture(self.source_.generator, n, self.class_weights_, self.class_means_,
+                              self.class_covariances_, self.components_.T, self.centre_, self.residual_variance_)
+        return X, (y if self.labelled_ else None)
 
     def certificate_extra(self) -> dict:
         eps, delta = float(self.epsilon), float(self.delta)
@@ -648,74 +495,3 @@ class GaussPCA(SyntheticMechanism):
         if getattr(self, "selection_", None):
             d["dimension_selection"] = dict(self.selection_)
         return d
-
-
-def _mean_direction_basis(S1_full, counts, A_noisy, P):
-    """Orthonormal p x P basis: the released class-mean contrasts first (at most C - 1
-    directions), then the top eigenvectors of the noisy second moment restricted to their
-    orthogonal complement. Only released quantities enter (post-processing)."""
-    w = np.maximum(counts, 1.0)
-    means = S1_full / w[:, None]
-    D = means - (w @ means) / w.sum()  # C x p contrasts, rank <= C - 1
-    U, sv, _ = np.linalg.svd(D.T, full_matrices=True)  # U: p x p orthogonal
-    rank = int(np.sum(sv > 1e-12 * max(float(sv.max(initial=0.0)), 1e-300)))
-    k = min(P, rank, len(counts) - 1)
-    if k >= P:
-        return fix_signs(U[:, :P])
-    N = U[:, k:]  # orthonormal basis of the complement
-    _, W = sorted_eigh(N.T @ A_noisy @ N, P - k)
-    return fix_signs(np.hstack([U[:, :k], N @ W]))
-
-
-# ---- the per-chunk maps of the passes (module level: they run on Dask workers) ------------
-def _checked_chunk(X) -> np.ndarray:
-    X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or not np.all(np.isfinite(X)):
-        raise InputDataError("X must be a finite 2-d encoded matrix")
-    if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
-        raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
-    return X
-
-
-def _centre_pass_map(X, y, bound):
-    """Pass 1 of one chunk: (records, sum x, sum ||x||^2, has labels) after scaling into the ball."""
-    X = _checked_chunk(X)
-    if bound is not None:
-        X = scale_rows_to_ball(X, float(bound))
-    return X.shape[0], X.sum(axis=0), float(np.einsum("ij,ij->", X, X)), int(y is not None)
-
-
-def _label_count_map(X, y):
-    return int(np.max(y)) + 1 if y is not None and len(y) else 0
-
-
-def _clipped_stats_map(X, y, centre, radius, bound, n_classes):
-    """Pass 2 of one chunk: per-class statistics of the rows clipped around the DP centre."""
-    Z = clip_rows(_checked_chunk(X), centre, radius, bound)
-    st = SufficientStats(p=Z.shape[1])
-    return st.update(Z, None if y is None else np.asarray(y, dtype=int), n_classes)
-
-
-def _within_moments_map(X, y, centre, radius, bound, basis, class_means, within_radius):
-    """Pass 3 of one chunk: per-class second moments of ``clip(V^T z - m_y, R_w)``."""
-    y = np.asarray(y, dtype=int)
-    Tm = clip_rows(_checked_chunk(X), centre, radius, bound) @ basis - class_means[y]
-    Wc = Tm * np.minimum(1.0, within_radius / np.maximum(np.linalg.norm(Tm, axis=1), 1e-300))[:, None]
-    C, P = class_means.shape
-    W2 = np.zeros((C, P, P))
-    for c in range(C):
-        Wk = Wc[y == c]
-        W2[c] += Wk.T @ Wk
-    return W2
-
-
-def _centre_stats(stats: SufficientStats, c: np.ndarray) -> SufficientStats:
-    """Statistics of ``x - c`` from those of x (exact algebra, per class)."""
-    def one(s):
-        s1 = s.s1 - s.n * c
-        s2 = s.s2 - np.outer(s.s1, c) - np.outer(c, s.s1) + s.n * np.outer(c, c)
-        return SufficientStats(p=s.p, n=s.n, s1=s1, s2=symmetrize(s2))
-
-    out = one(stats)
-    out.classes = {k: one(v) for k, v in stats.classes.items()}
-    return out
