@@ -228,3 +228,24 @@ def test_workers_option_starts_and_stops_a_local_cluster(parts_dir, small_schema
     assert cert.n_input_records == 600 and len(pd.read_parquet(tmp_path / "o.parquet")) == 50
     with pytest.raises(ValueError):
         distributed.get_client()  # no client left behind
+
+
+def test_an_unreachable_scheduler_is_refused_with_one_line_and_no_charge(parts_dir, small_schema, tmp_path, capsys,
+                                                                         monkeypatch):
+    """A --scheduler address where no scheduler listens: exit 2 with one line naming the address, after
+    the connection timeout (shortened here), nothing written and nothing charged to the ledger."""
+    import yaml
+
+    from cli_helpers import run_cli
+    from privrelease.release import sources
+
+    monkeypatch.setattr(sources, "SCHEDULER_TIMEOUT", "1s")
+    schema = tmp_path / "s.yaml"
+    schema.write_text(yaml.safe_dump(small_schema.to_dict()))
+    code, _, err = run_cli(["release", str(parts_dir), "--schema", str(schema), "-e", "1", "--out",
+                            str(tmp_path / "out"), "--engine", "dask", "--scheduler", "tcp://127.0.0.1:9",
+                            "--ledger", str(tmp_path / "ledger.db"), "--dataset-id", "d", "--budget", "5"], capsys)
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 2 and len(errors) == 1 and "tcp://127.0.0.1:9" in errors[0], err
+    assert not (tmp_path / "out").exists()
+    assert Ledger(tmp_path / "ledger.db").spent("d").epsilon == 0

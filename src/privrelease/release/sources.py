@@ -21,6 +21,8 @@ from ..io.tables import count_rows
 from ..schema import Schema
 
 ENGINES = ("local", "dask")
+#: How long to try reaching a named scheduler before the release is refused.
+SCHEDULER_TIMEOUT = "10s"
 _TABLE_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
@@ -127,7 +129,7 @@ def dask_client(scheduler: str | None, workers: int | None):
             yield client
         return
     try:
-        client = Client(scheduler, timeout="10s")
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as exc:
         raise ParameterError(f"cannot reach the Dask scheduler at {scheduler}: {str(exc).splitlines()[0]}") from None
     with client:
