@@ -74,3 +74,50 @@ def test_release_passes_the_total_and_reports_every_pass(tmp_path, small_schema,
     stages = {s for s, _, _ in rec.calls}
     assert "writing" in stages and ("reading" in stages or "statistics" in stages)
     assert ("writing", 200, 200) in rec.calls
+
+
+def test_a_declared_progress_is_told_the_total_once_before_any_stage(tmp_path, small_schema, small_df):
+    """The total reaches a :class:`Progress` through its declared ``start(total)``, once, before the first
+    stage (it used to be set only on objects found to have a ``total`` attribute)."""
+    from privrelease import release_file
+    from privrelease.release.progress import Progress
+
+    class Recorder(Progress):
+        def __init__(self):
+            self.calls = []
+
+        def start(self, total):
+            self.calls.append(("start", total))
+
+        def __call__(self, stage, rows):
+            self.calls.append((stage, rows))
+
+    data = tmp_path / "d.csv"
+    small_df.to_csv(data, index=False)
+    rec = Recorder()
+    release_file(data, small_schema, tmp_path / "o.csv", "laplace", 1.0, rng=0, chunk_rows=64, progress=rec)
+    assert rec.calls[0] == ("start", 200)
+    assert [c for c in rec.calls if c[0] == "start"] == [("start", 200)]
+    assert ("writing", 200) in rec.calls
+
+
+def test_a_plain_callable_keeps_its_own_total_attribute(tmp_path, small_schema, small_df):
+    """Pins the probe ``if hasattr(progress, "total"): progress.total = n``: a plain callable that happened
+    to have an attribute named ``total`` (here its own running count) had it overwritten with the number
+    of records. A plain callable now only receives ``(stage, rows)``."""
+    from privrelease import release_file
+
+    class Counter:
+        def __init__(self):
+            self.total = 0  # its own running count of calls: not the number of records
+            self.stages = []
+
+        def __call__(self, stage, rows):
+            self.total += 1
+            self.stages.append(stage)
+
+    data = tmp_path / "d.csv"
+    small_df.to_csv(data, index=False)
+    counter = Counter()
+    release_file(data, small_schema, tmp_path / "o.csv", "laplace", 1.0, rng=0, chunk_rows=64, progress=counter)
+    assert counter.stages and counter.total == len(counter.stages)

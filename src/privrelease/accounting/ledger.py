@@ -53,7 +53,8 @@ Storage
     machine can share a ledger; SQLite locking is unreliable on network file systems,
     so keep the ledger on a local disk. Every entry records the UTC timestamps of its
     reservation and resolution, the mechanism name, its parameters as JSON, the
-    status, the process id and the host name.
+    status, the process id and the host name. The file itself (tables, format mark, WAL,
+    connections) is :mod:`.ledger_file`.
 
 Examples
 --------
@@ -76,50 +77,18 @@ import math
 import os
 import socket
 import sqlite3
-import time
 import warnings
 from pathlib import Path
-from typing import Iterator
 
 from ..errors import BudgetExceededError, ParameterError
 from ..dp.costs import ZERO, PrivacyCost, sequential
+from .ledger_file import connect, has_tables, immediate
 
 __all__ = ["Ledger", "PENDING", "COMMITTED", "CANCELLED"]
 
 PENDING, COMMITTED, CANCELLED = "pending", "committed", "cancelled"
-FORMAT = "privrelease-ledger"
-FORMAT_VERSION = 1
 REL_TOL = 1e-9  # floating-point slack of the budget check (relative to the total)
 ABS_TOL = 1e-15
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (
-    key   TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS datasets (
-    dataset_id    TEXT PRIMARY KEY,
-    epsilon_total REAL NOT NULL,
-    delta_total   REAL NOT NULL,
-    created_utc   TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS entries (
-    id           INTEGER PRIMARY KEY AUTOINCREMENT,
-    dataset_id   TEXT NOT NULL REFERENCES datasets(dataset_id),
-    epsilon      REAL NOT NULL,
-    delta        REAL NOT NULL,
-    mechanism    TEXT,
-    details      TEXT,
-    status       TEXT NOT NULL CHECK (status IN ('pending', 'committed', 'cancelled')),
-    created_utc  TEXT NOT NULL,
-    finished_utc TEXT,
-    pid          INTEGER,
-    host         TEXT,
-    note         TEXT
-);
-CREATE INDEX IF NOT EXISTS entries_dataset ON entries(dataset_id, status);
-"""
-
 
 def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
@@ -199,89 +168,9 @@ class Ledger:
 
     # ---- connections ------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def _connect(self, write: bool) -> Iterator[sqlite3.Connection | None]:
-        """A connection in autocommit mode (transactions are explicit); None if absent for reads."""
-        if not write and not self.path.exists():
-            yield None
-            return
-        try:
-            con = sqlite3.connect(str(self.path), timeout=self.timeout, isolation_level=None)
-        except sqlite3.Error as exc:
-            raise ParameterError(f"cannot open the ledger {self.path}: {exc}") from None
-        try:
-            con.row_factory = sqlite3.Row
-            con.execute(f"PRAGMA busy_timeout = {int(self.timeout * 1000)}")
-            if write:
-                self._initialise(con)
-            else:
-                self._check_format(con)
-            yield con
-        except sqlite3.DatabaseError as exc:
-            if "not a database" in str(exc) or "malformed" in str(exc):
-                raise ParameterError(f"{self.path} is not a privrelease ledger ({exc})") from None
-            raise
-        finally:
-            con.close()
-
-    def _initialise(self, con: sqlite3.Connection):
-        self._enable_wal(con)
-        con.execute("PRAGMA synchronous = FULL")
-        if self._has_tables(con):
-            self._check_format(con)
-            return
-        con.execute("BEGIN IMMEDIATE")
-        try:
-            self._check_format(con)  # refuse a foreign SQLite database before adding tables to it
-            # statement by statement: executescript would commit the transaction
-            for stmt in filter(str.strip, _SCHEMA.split(";")):
-                con.execute(stmt)
-            con.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('format', ?)", (FORMAT,))
-            con.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('version', ?)", (str(FORMAT_VERSION),))
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        self._check_format(con)
-
-    def _enable_wal(self, con: sqlite3.Connection):
-        """Switch the file to WAL mode, retrying while another process holds a lock.
-
-        Changing the journal mode needs an exclusive lock and SQLite reports "database is
-        locked" at once instead of calling the busy handler, so processes that create the
-        same new ledger together must retry (with jitter) until one of them has switched it.
-        """
-        deadline = time.monotonic() + self.timeout
-        delay = 0.005
-        while True:
-            try:
-                if str(con.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
-                    return
-                con.execute("PRAGMA journal_mode = WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(delay * (0.5 + os.urandom(1)[0] / 256))  # jitter: no global RNG
-                delay = min(delay * 2, 0.2)
-
-    @staticmethod
-    def _has_tables(con) -> bool:
-        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        return {"meta", "datasets", "entries"} <= names
-
-    def _check_format(self, con):
-        names = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not names:
-            return  # empty database: nothing recorded yet
-        if "meta" not in names:
-            raise ParameterError(f"{self.path} is an SQLite file but not a privrelease ledger")
-        meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
-        if meta.get("format") != FORMAT:
-            raise ParameterError(f"{self.path} is an SQLite file but not a privrelease ledger")
-        if int(meta.get("version", 0)) > FORMAT_VERSION:
-            raise ParameterError(f"ledger {self.path} has format version {meta['version']}; "
-                                 f"this privrelease reads up to {FORMAT_VERSION}")
+    def _connect(self, write: bool):
+        """A connection to the ledger file, as a context (see :func:`.ledger_file.connect`)."""
+        return connect(self.path, self.timeout, write)
 
     # ---- budgets ------------------------------------------------------------------
 
@@ -318,20 +207,13 @@ class Ledger:
         dataset_id = _check_dataset_id(dataset_id)
         if budget is None:
             raise ParameterError("declare needs a budget (total epsilon, or a PrivacyCost)")
-        with self._connect(write=True) as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                total = self._resolve_budget(con, dataset_id, budget)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
-        return total
+        with self._connect(write=True) as con, immediate(con):
+            return self._resolve_budget(con, dataset_id, budget)
 
     def budget(self, dataset_id: str) -> PrivacyCost | None:
         """The declared total budget of a dataset, or None if it was never declared."""
         with self._connect(write=False) as con:
-            return None if con is None or not self._has_tables(con) else self._stored_budget(con, dataset_id)
+            return None if con is None or not has_tables(con) else self._stored_budget(con, dataset_id)
 
     # ---- charging -------------------------------------------------------------------
 
@@ -357,30 +239,24 @@ class Ledger:
             details_json = json.dumps(details if details is not None else {}, sort_keys=True, default=str)
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"ledger details must be JSON-serialisable: {exc}") from None
-        with self._connect(write=True) as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                total = self._resolve_budget(con, dataset_id, budget)
-                used = self._costs(con, dataset_id, (COMMITTED, PENDING))
-                eps_ok = _fits(used.epsilon, cost.epsilon, total.epsilon)
-                if not (eps_ok and _fits(used.delta, cost.delta, total.delta)):
-                    pend = self._costs(con, dataset_id, (PENDING,))
-                    raise BudgetExceededError(
-                        f"privacy budget of dataset '{dataset_id}' exceeded"
-                        + ("" if eps_ok else " in epsilon") + (_delta_cause(used, cost, total) if eps_ok else "")
-                        + f": spent {_fmt(used)}"
-                        + (f" (of which pending {_fmt(pend)})" if pend.epsilon or pend.delta else "")
-                        + f", requested {_fmt(cost)}, total {_fmt(total)}; nothing was released")
-                cur = con.execute(
-                    "INSERT INTO entries(dataset_id, epsilon, delta, mechanism, details, status, created_utc, pid, "
-                    "host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (dataset_id, cost.epsilon, cost.delta, mechanism, details_json, PENDING, _now(), os.getpid(),
-                     socket.gethostname()))
-                entry_id = cur.lastrowid
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self._connect(write=True) as con, immediate(con):
+            total = self._resolve_budget(con, dataset_id, budget)
+            used = self._costs(con, dataset_id, (COMMITTED, PENDING))
+            eps_ok = _fits(used.epsilon, cost.epsilon, total.epsilon)
+            if not (eps_ok and _fits(used.delta, cost.delta, total.delta)):
+                pend = self._costs(con, dataset_id, (PENDING,))
+                raise BudgetExceededError(
+                    f"privacy budget of dataset '{dataset_id}' exceeded"
+                    + ("" if eps_ok else " in epsilon") + (_delta_cause(used, cost, total) if eps_ok else "")
+                    + f": spent {_fmt(used)}"
+                    + (f" (of which pending {_fmt(pend)})" if pend.epsilon or pend.delta else "")
+                    + f", requested {_fmt(cost)}, total {_fmt(total)}; nothing was released")
+            cur = con.execute(
+                "INSERT INTO entries(dataset_id, epsilon, delta, mechanism, details, status, created_utc, pid, "
+                "host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (dataset_id, cost.epsilon, cost.delta, mechanism, details_json, PENDING, _now(), os.getpid(),
+                 socket.gethostname()))
+            entry_id = cur.lastrowid
         try:
             yield entry_id
         except Exception as exc:
@@ -395,16 +271,9 @@ class Ledger:
     def _finish(self, entry_id: int, status: str, note: str | None):
         """Resolve a pending entry; on failure leave it pending (counted as spent) and warn."""
         try:
-            with self._connect(write=True) as con:
-                con.execute("BEGIN IMMEDIATE")
-                try:
-                    con.execute("UPDATE entries SET status = ?, finished_utc = ?, note = ? "
-                                "WHERE id = ? AND status = ?",
-                                (status, None if status == PENDING else _now(), note, entry_id, PENDING))
-                    con.execute("COMMIT")
-                except BaseException:
-                    con.execute("ROLLBACK")
-                    raise
+            with self._connect(write=True) as con, immediate(con):
+                con.execute("UPDATE entries SET status = ?, finished_utc = ?, note = ? WHERE id = ? AND status = ?",
+                            (status, None if status == PENDING else _now(), note, entry_id, PENDING))
         except (sqlite3.Error, ParameterError) as exc:
             warnings.warn(f"ledger entry {entry_id} could not be marked {status} ({exc}); it stays pending and "
                           f"counts as spent", RuntimeWarning, stacklevel=3)
@@ -417,41 +286,35 @@ class Ledger:
         """
         if not reason or not str(reason).strip():
             raise ParameterError("cancelling a pending entry needs a reason (what was checked)")
-        with self._connect(write=True) as con:
-            con.execute("BEGIN IMMEDIATE")
-            try:
-                row = con.execute("SELECT status FROM entries WHERE id = ?", (int(entry_id),)).fetchone()
-                if row is None:
-                    raise ParameterError(f"the ledger has no entry {entry_id}")
-                if row[0] != PENDING:
-                    raise ParameterError(f"entry {entry_id} is {row[0]}; only pending entries can be cancelled")
-                con.execute("UPDATE entries SET status = ?, finished_utc = ?, note = ? WHERE id = ?",
-                            (CANCELLED, _now(), f"cancelled by custodian: {reason}", int(entry_id)))
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+        with self._connect(write=True) as con, immediate(con):
+            row = con.execute("SELECT status FROM entries WHERE id = ?", (int(entry_id),)).fetchone()
+            if row is None:
+                raise ParameterError(f"the ledger has no entry {entry_id}")
+            if row[0] != PENDING:
+                raise ParameterError(f"entry {entry_id} is {row[0]}; only pending entries can be cancelled")
+            con.execute("UPDATE entries SET status = ?, finished_utc = ?, note = ? WHERE id = ?",
+                        (CANCELLED, _now(), f"cancelled by custodian: {reason}", int(entry_id)))
 
     # ---- reading ------------------------------------------------------------------------
 
     def spent(self, dataset_id: str) -> PrivacyCost:
         """Sequential composition of the committed and pending entries of a dataset."""
         with self._connect(write=False) as con:
-            if con is None or not self._has_tables(con):
+            if con is None or not has_tables(con):
                 return ZERO
             return self._costs(con, dataset_id, (COMMITTED, PENDING))
 
     def pending(self, dataset_id: str) -> PrivacyCost:
         """The part of :meth:`spent` that is still pending."""
         with self._connect(write=False) as con:
-            if con is None or not self._has_tables(con):
+            if con is None or not has_tables(con):
                 return ZERO
             return self._costs(con, dataset_id, (PENDING,))
 
     def remaining(self, dataset_id: str) -> PrivacyCost:
         """Declared total minus spent (never negative); ParameterError if never declared."""
         with self._connect(write=False) as con:
-            total = None if con is None or not self._has_tables(con) else self._stored_budget(con, dataset_id)
+            total = None if con is None or not has_tables(con) else self._stored_budget(con, dataset_id)
             if total is None:
                 raise ParameterError(f"dataset '{dataset_id}' has no budget in the ledger {self.path.name}")
             used = self._costs(con, dataset_id, (COMMITTED, PENDING))
@@ -460,7 +323,7 @@ class Ledger:
     def history(self, dataset_id: str) -> list[dict]:
         """Every entry of a dataset, oldest first (cancelled ones included, with their status)."""
         with self._connect(write=False) as con:
-            if con is None or not self._has_tables(con):
+            if con is None or not has_tables(con):
                 return []
             rows = con.execute("SELECT * FROM entries WHERE dataset_id = ? ORDER BY id", (dataset_id,)).fetchall()
         out = []
@@ -476,7 +339,7 @@ class Ledger:
     def datasets(self) -> list[str]:
         """The ids of every dataset with a declared budget, sorted."""
         with self._connect(write=False) as con:
-            if con is None or not self._has_tables(con):
+            if con is None or not has_tables(con):
                 return []
             return [r[0] for r in con.execute("SELECT dataset_id FROM datasets ORDER BY dataset_id")]
 

@@ -1,15 +1,18 @@
 """A one-line progress bar on stderr for long work (rows read per pass, records written).
 
-Quiet when stderr is not a terminal (logs and pipes get nothing). The release pipeline calls
-``progress(stage, rows_so_far)``; when the bar knows the total number of records
-(``total``, set by the pipeline once it has counted them) it shows the share done and the
-time left, otherwise the count and the rate.
+Quiet when stderr is not a terminal (logs and pipes get nothing). The bar is a
+:class:`~privrelease.release.progress.Progress`: the release pipeline tells it the number of
+records (:meth:`ProgressBar.start`) once it has counted them, then calls
+``progress(stage, rows_so_far)``. Knowing the total it shows the share done and the time left,
+otherwise the count and the rate.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+
+from ..release.progress import Progress
 
 
 def _duration(seconds: float) -> str:
@@ -26,12 +29,13 @@ def _duration(seconds: float) -> str:
     return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
-class ProgressBar:
+class ProgressBar(Progress):
     """Callable ``(stage, n)`` drawing ``stage [#####.....] 45% 1,234/2,742 rows 5,000 rows/s 1m02s left``.
 
     Parameters
     ----------
-    stream : a text stream (default ``sys.stderr``); nothing is drawn unless it is a terminal
+    stream : a text stream (default ``sys.stderr``); nothing is drawn unless its ``isatty()`` says it is a
+        terminal
     width : characters of the bar
     min_interval : seconds between redraws (the last update of a stage is always drawn)
     clock : a monotonic clock (for tests)
@@ -39,7 +43,7 @@ class ProgressBar:
 
     def __init__(self, stream=None, width: int = 24, min_interval: float = 0.1, clock=time.monotonic):
         self.stream = stream if stream is not None else sys.stderr
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.enabled = bool(self.stream.isatty())
         self.total: int | None = None
         self.width = int(width)
         self.min_interval = float(min_interval)
@@ -48,6 +52,10 @@ class ProgressBar:
         self._start = 0.0
         self._drawn = 0.0
         self._open = False
+
+    def start(self, total: int) -> None:
+        """The number of records the stages count up to."""
+        self.total = total
 
     def __call__(self, stage: str, n: int) -> None:
         if not self.enabled:

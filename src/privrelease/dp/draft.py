@@ -87,6 +87,44 @@ def dp_draft_schema(df: pd.DataFrame, epsilon: float, delta: float | None = None
     public facts. See docs/derivations.md.
     """
     eps = check_epsilon(epsilon, allow_inf=False)
+    _check_draft_args(df, label, categorical, quantiles)
+    kinds = _kinds(df, label, set(categorical))
+    k_num = sum(k == "numeric" for k in kinds.values())
+    k_cat = len(kinds) - k_num
+    total_delta = _categorical_delta(delta, k_cat)
+    eps_q = eps / (2 * k_num + k_cat)
+    delta_c = total_delta / k_cat if k_cat else 0.0
+    ranges = dict(ranges or {})
+    source = make_source(rng)
+    cols = [_numeric_column(df[name], name, 2 * eps_q, _range(ranges, name), source, quantiles)
+            if kinds[name] == "numeric" else
+            _categorical_column(df[name], name, eps_q, delta_c, source, name == label)
+            for name in df.columns]  # in the table's order: the noise is drawn column by column
+    per_query = {"quantile_epsilon": eps_q, "quantiles": list(quantiles),
+                 "partition_epsilon": eps_q if k_cat else None, "partition_delta": delta_c if k_cat else None}
+    grid = {c: _grid_note(_range(ranges, c)) for c, k in kinds.items() if k == "numeric"}
+    provenance = _provenance(eps, total_delta, per_query, grid, source.description)
+    return Schema(columns=tuple(cols), provenance=provenance), PrivacyCost(eps, total_delta)
+
+
+def _provenance(eps: float, total_delta: float, per_query: dict, grid: dict, randomness: str) -> dict:
+    """What the drafted schema says of its making (every release certificate using it repeats it)."""
+    return {
+        "method": "dp-draft",
+        "guarantee": "(epsilon,delta)-DP" if total_delta else "epsilon-DP",
+        "neighbouring_relation": "bounded (R1): one record replaced, n public",
+        "epsilon": eps,
+        "delta": total_delta,
+        "per_query": per_query,
+        "grid": grid,
+        "public_facts": "column names, n, and column kinds (from the parsed types) are treated as public",
+        "randomness": randomness,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _check_draft_args(df: pd.DataFrame, label, categorical, quantiles) -> None:
+    """The label and the ``categorical`` names are columns of ``df``; the quantiles are ordered in [0, 1]."""
     if label is not None and label not in df.columns:
         raise SchemaError(f"label column '{label}' is not in the table; its columns: {shorten_list(df.columns)}")
     unknown = [c for c in categorical if c not in df.columns]
@@ -95,48 +133,44 @@ def dp_draft_schema(df: pd.DataFrame, epsilon: float, delta: float | None = None
     lo_q, hi_q = quantiles
     if not (0 <= lo_q < hi_q <= 1):
         raise ParameterError(f"quantiles must satisfy 0 <= lower < upper <= 1, got {quantiles}")
-    kinds = _kinds(df, label, set(categorical))
-    k_num = sum(k == "numeric" for k in kinds.values())
-    k_cat = len(kinds) - k_num
+
+
+def _categorical_delta(delta, k_cat: int) -> float:
+    """The draft's total delta: checked and > 0 when some column is categorical (only they spend it), else 0."""
     if k_cat and delta is None:
         raise ParameterError("discovering categorical levels privately needs a delta (--delta, e.g. 1e-6)")
     total_delta = check_delta(delta) if k_cat else 0.0
     if k_cat and not total_delta > 0:
         raise ParameterError("discovering categorical levels privately needs a delta > 0")
-    eps_q = eps / (2 * k_num + k_cat)
-    delta_c = total_delta / k_cat if k_cat else 0.0
-    ranges = dict(ranges or {})
-    source = make_source(rng)
-    cols = []
-    for name in df.columns:
-        s = df[name]
-        if kinds[name] == "numeric":
-            r = ranges.get(name, ranges.get("*"))
-            grid = range_grid(*r) if r is not None else default_grid()
-            v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
-            lo, hi = dp_bounds(v[np.isfinite(v)], 2 * eps_q, grid, source, quantiles)
-            integer = pd.api.types.is_integer_dtype(s)
-            if integer:
-                lo, hi = float(math.floor(lo)), float(math.ceil(hi))
-            cols.append(NumericColumn(name=str(name), lower=lo, upper=hi, integer=integer))
-        else:
-            levels = select_partitions(s.to_numpy(dtype=object), eps_q, delta_c, source)
-            other = OTHER if OTHER not in levels else OTHER + " "
-            cols.append(CategoricalColumn(name=str(name), categories=tuple(levels) + (other,),
-                                          role="label" if name == label else None, missing=other, other=other))
-    cost = PrivacyCost(eps, total_delta)
-    provenance = {
-        "method": "dp-draft",
-        "guarantee": "(epsilon,delta)-DP" if total_delta else "epsilon-DP",
-        "neighbouring_relation": "bounded (R1): one record replaced, n public",
-        "epsilon": eps,
-        "delta": total_delta,
-        "per_query": {"quantile_epsilon": eps_q, "quantiles": [lo_q, hi_q],
-                      "partition_epsilon": eps_q if k_cat else None, "partition_delta": delta_c if k_cat else None},
-        "grid": {c: (list(map(float, ranges.get(c, ranges.get("*")))) if ranges.get(c, ranges.get("*")) else
-                     "default wide grid (0, +-m 10^k)") for c, k in kinds.items() if k == "numeric"},
-        "public_facts": "column names, n, and column kinds (from the parsed types) are treated as public",
-        "randomness": source.description,
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    }
-    return Schema(columns=tuple(cols), provenance=provenance), cost
+    return total_delta
+
+
+def _range(ranges: dict, name) -> tuple | None:
+    """The public range of a column's candidate bounds: its own, else the one for all columns (``"*"``)."""
+    return ranges.get(name, ranges.get("*"))
+
+
+def _grid_note(r) -> list | str:
+    """How the provenance describes a column's candidate grid."""
+    return list(map(float, r)) if r else "default wide grid (0, +-m 10^k)"
+
+
+def _numeric_column(s: pd.Series, name, epsilon: float, r, source, quantiles) -> NumericColumn:
+    """A numeric column with DP bounds: two quantiles spending ``epsilon`` together over the grid of ``r``
+    (the default wide grid when None); an integer column's bounds are widened to integers."""
+    grid = range_grid(*r) if r is not None else default_grid()
+    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
+    lo, hi = dp_bounds(v[np.isfinite(v)], epsilon, grid, source, quantiles)
+    integer = pd.api.types.is_integer_dtype(s)
+    if integer:
+        lo, hi = float(math.floor(lo)), float(math.ceil(hi))
+    return NumericColumn(name=str(name), lower=lo, upper=hi, integer=integer)
+
+
+def _categorical_column(s: pd.Series, name, epsilon: float, delta: float, source, is_label: bool):
+    """A categorical column of the levels kept by stable partition selection, plus an ``other`` level that
+    receives the levels not kept and missing values."""
+    levels = select_partitions(s.to_numpy(dtype=object), epsilon, delta, source)
+    other = OTHER if OTHER not in levels else OTHER + " "
+    return CategoricalColumn(name=str(name), categories=tuple(levels) + (other,),
+                             role="label" if is_label else None, missing=other, other=other)

@@ -31,6 +31,7 @@ from .construct import DEFAULT_MECHANISM, Plan, construct
 from .emit import check_output, is_dataset, write_table_output
 from .sources import FileSource, check_engine, dask_client, resolve_inputs
 from .output import decode_output, n_draw
+from .progress import Progress, as_progress
 from .transaction import Transaction, check_ledger_args, ledger_charge
 
 
@@ -149,7 +150,7 @@ def release_file(
     dataset_id: str | None = None,
     budget=None,
     chunk_rows: int = 200_000,
-    progress: Callable[[str, int], None] | None = None,
+    progress: Progress | Callable[[str, int], None] | None = None,
     engine: str = "local",
     scheduler: str | None = None,
     workers: int | None = None,
@@ -168,38 +169,50 @@ def release_file(
     encoded and mapped (the same per-record map as the local engine) where it lives and only
     the merged statistics come back; ``scheduler`` names an existing ``dask.distributed``
     cluster, ``workers`` starts a local cluster of that many processes for the release.
+    ``progress`` is a callable ``(stage, rows)``, or a :class:`~privrelease.release.progress.Progress`,
+    which is also told the number of records before the first pass.
     Other parameters as in :func:`release`.
     """
-    out_path = Path(out_path)
+    out_path, progress = Path(out_path), as_progress(progress)
     source = _check_file_args(input_path, out_path, schema, chunk_rows, engine, scheduler, workers)
     check_ledger_args(ledger, dataset_id, budget)
     n = source.count_rows()  # the public n (also checks that the input can be read)
     warn_extra_columns(table_columns(source.paths[0]), schema, str(input_path))
-    if hasattr(progress, "total"):  # a progress bar shows the share done and the time left
-        progress.total = n
+    if progress is not None:
+        progress.start(n)
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
     strategy = pick_strategy(plan.mechanism, engine)
     m = n_draw(plan.mechanism, n_synthetic, n)
-    targets = {"table": out_path}
-    if certificate_path is not None:
-        targets.update(certificate=Path(certificate_path), diagnostics=diagnostics_path(certificate_path))
-    dirs = ("table",) if is_dataset(out_path) else ()
+    targets, dirs = _targets(out_path, certificate_path)
     with Transaction(source.paths, targets, overwrite, private=("diagnostics",), directories=dirs) as tx, \
             dask_client(scheduler, workers) if engine == "dask" else _no_client() as client:
         with ledger_charge(ledger, dataset_id, budget, plan):
-            eng = _Engine(engine, client)
-            fitted = STRATEGIES[strategy](plan, source, eng, progress)
-            if fitted.n != plan.n:
-                raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
-            warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
-            n_out, cols, out_hash = write_table_output(plan, fitted, source, eng, m, tx.temp("table"), out_path,
-                                                       progress)
-            cert = make_certificate(plan, n_out, cols, out_hash)
-            if certificate_path is not None:
-                tx.write_text("certificate", cert.to_json())
-                tx.write_text("diagnostics",
-                              make_diagnostics(plan, fitted.clip_counts, source.sha256()).to_json())
+            cert = _fit_and_write(plan, source, _Engine(engine, client), strategy, m, tx, out_path, progress)
             tx.commit()
+    return cert
+
+
+def _targets(out_path: Path, certificate_path) -> tuple[dict, tuple]:
+    """The outputs of a file release by role, and the roles that are directories (a Parquet dataset)."""
+    targets = {"table": out_path}
+    if certificate_path is not None:
+        targets.update(certificate=Path(certificate_path), diagnostics=diagnostics_path(certificate_path))
+    return targets, ("table",) if is_dataset(out_path) else ()
+
+
+def _fit_and_write(plan: Plan, source: FileSource, eng, strategy: str, m: int, tx: Transaction, out_path: Path,
+                   progress: Progress | None) -> Certificate:
+    """Inside the transaction: fit with ``strategy``, write the table (and the certificate and private
+    diagnostics when the transaction has them) to their temporary places; return the certificate."""
+    fitted = STRATEGIES[strategy](plan, source, eng, progress)
+    if fitted.n != plan.n:
+        raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
+    warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
+    n_out, cols, out_hash = write_table_output(plan, fitted, source, eng, m, tx.temp("table"), out_path, progress)
+    cert = make_certificate(plan, n_out, cols, out_hash)
+    if "certificate" in tx.targets:
+        tx.write_text("certificate", cert.to_json())
+        tx.write_text("diagnostics", make_diagnostics(plan, fitted.clip_counts, source.sha256()).to_json())
     return cert
 
 

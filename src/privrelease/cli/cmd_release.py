@@ -1,0 +1,159 @@
+"""``privrelease release`` (a table under a mechanism, with its certificate) and ``privrelease mechanisms``."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .common import STATE, err, parse_params
+
+
+def release(
+    input: Optional[str] = typer.Argument(
+        None, help="Input table (.csv, .csv.gz or .parquet), a directory of them or a quoted glob ('parts/*.parquet')."),
+    schema: Optional[Path] = typer.Option(None, "--schema", "-s", help="Schema YAML/JSON (public bounds and levels)."),
+    example: Optional[str] = typer.Option(None, "--example", help="Use a bundled example instead of INPUT/--schema: adult."),
+    mechanism: Optional[str] = typer.Option(None, "--mechanism", "-m", help="Mechanism name (see `privrelease mechanisms`)."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Privacy budget epsilon > 0."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="delta for (epsilon, delta)-DP mechanisms; < 1/n, default min(1e-5, 1/(10 n))."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output table (.csv, .csv.gz or .parquet); written atomically."),
+    certificate: Optional[Path] = typer.Option(
+        None, "--certificate", "-c",
+        help="Write the publishable certificate JSON here, and the PRIVATE diagnostics (exact clip counts, input "
+             "hash) beside it as NAME.private-diagnostics.json."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seeded noise for experiments (NOT for real releases)."),
+    param: List[str] = typer.Option([], "--param", "-p", help="Mechanism parameter key=value (repeatable)."),
+    on_out_of_bounds: str = typer.Option("clip", "--on-out-of-bounds", help="clip (counted in the private diagnostics) or error."),
+    n_synthetic: Optional[int] = typer.Option(None, "--n-synthetic", help="Synthetic records to draw (synthetic mechanisms)."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="SQLite budget ledger file."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Dataset identifier in the ledger."),
+    budget: Optional[str] = typer.Option(
+        None, "--budget", help="Total budget of the dataset in the ledger, declared at its first release: EPSILON or "
+                               "EPSILON,DELTA (default total delta min(1e-4, 1/n))."),
+    chunk_rows: int = typer.Option(200_000, "--chunk-rows", help="Rows per streamed chunk."),
+    engine: str = typer.Option("local", "--engine", help="local (streamed chunks) or dask (the passes run on Dask "
+                                                          "partitions; only the statistics travel)."),
+    scheduler: Optional[str] = typer.Option(None, "--scheduler", help="With --engine dask: address of an existing "
+                                                                       "dask.distributed scheduler (tcp://HOST:PORT)."),
+    workers: Optional[int] = typer.Option(None, "--workers", help="With --engine dask: start a local cluster of N "
+                                                                   "worker processes for this release."),
+    accept_distributional_privacy: bool = typer.Option(
+        False, "--accept-distributional-privacy",
+        help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
+):
+    """Release INPUT under SCHEMA with a mechanism; write the table and its certificate."""
+    from ..release import DEFAULT_MECHANISM
+    from ..release.construct import epsilon_warning
+    from ..schema import Schema
+
+    input, schema = _release_inputs(example, input, schema)
+    name = mechanism or DEFAULT_MECHANISM
+    cls = _checked_mechanism(name, epsilon, accept_distributional_privacy)
+    sch = Schema.from_yaml(schema)
+    if epsilon_warning(epsilon):
+        typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
+    typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
+    cert = _release_with_bar(
+        input, sch, out, name, epsilon, param, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
+        n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
+        budget=budget, chunk_rows=chunk_rows, engine=engine, scheduler=scheduler, workers=workers,
+        overwrite=overwrite,
+    )
+    _say_written(cert, out, certificate, sch, cls)
+
+
+def _release_inputs(example, input, schema):
+    """INPUT and SCHEMA: the given ones, or the bundled ones of ``--example`` (not both)."""
+    from ..datasets import example_paths
+
+    if example is not None:
+        if input is not None or schema is not None:
+            err("give either --example or INPUT with --schema, not both")
+        input, schema = example_paths(example)
+    if input is None or schema is None:
+        err("give INPUT and --schema SCHEMA.yaml (or --example adult)")
+    return input, schema
+
+
+def _checked_mechanism(name: str, epsilon, accept_distributional_privacy: bool):
+    """The mechanism's class, once its guarantee and the given epsilon agree (and distributional privacy is
+    acknowledged)."""
+    from ..mechanisms import get_mechanism
+
+    cls = get_mechanism(name)
+    if cls.guarantee == "distributional" and not accept_distributional_privacy:
+        err(f"mechanism '{name}' gives distributional privacy, NOT differential privacy: it protects only "
+            f"datasets inside a class defined by assumptions on the population. Pass "
+            f"--accept-distributional-privacy to acknowledge this.")
+    if cls.guarantee == "distributional":
+        if epsilon is not None:
+            err(f"mechanism '{name}' takes no --epsilon; its parameters are given with --param")
+    elif epsilon is None:
+        err("--epsilon is required (a number > 0)")
+    return cls
+
+
+def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **options):
+    """:func:`~privrelease.release.release_file` with a progress bar on the terminal (the weak-epsilon
+    warning was already said once)."""
+    from ..errors import WeakPrivacyWarning
+    from ..release import release_file
+    from .progress import ProgressBar
+
+    bar = STATE["bar"] = ProgressBar()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
+        try:
+            return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
+        finally:
+            bar.close()
+            STATE["bar"] = None
+
+
+def _say_written(cert, out, certificate, sch, cls) -> None:
+    """What was written where (the certificate is publishable, the diagnostics are not), and the released
+    columns when they are not the schema's."""
+    from ..release import diagnostics_path
+
+    typer.echo(
+        f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
+        f"delta={cert.delta}, noise: {cert.randomness})"
+        + (f"; certificate {certificate} (publishable); PRIVATE diagnostics {diagnostics_path(certificate)} "
+           f"(do not publish)" if certificate else ""),
+        err=True,
+    )
+    if set(cert.output_columns) != set(sch.names):
+        cols = cert.output_columns
+        shown = ", ".join(cols[:3]) + (f", ..., {cols[-1]}" if len(cols) > 4 else "".join(f", {c}" for c in cols[3:]))
+        typer.echo(f"note: the released table's columns are {shown}: {cls.columns}", err=True)
+
+
+def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")):
+    """List every mechanism with its guarantee and neighbouring relation."""
+    from ..mechanisms import list_mechanisms
+
+    infos = [c.info() for c in list_mechanisms()]
+    if as_json:
+        typer.echo(json.dumps(infos, indent=2))
+        return
+    import textwrap
+
+    options = {"epsilon": "--epsilon", "delta": "--delta", "rng": "--seed", "domain": None}  # set by the release
+    pad = " " * 23
+    for i in infos:
+        typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
+        typer.echo(f"{pad}neighbours: {i['neighbouring_relation']}")
+        typer.echo(f"{pad}columns: {i['columns']}")
+        if i.get("explanation"):
+            typer.echo(f"{pad}{i['explanation']}")
+        for key, meaning in (i.get("parameters") or {}).items():
+            flag = options.get(key, f"--param {key}=...")
+            if flag is None:
+                continue
+            typer.echo(textwrap.fill(f"{flag}: {meaning}", width=110, initial_indent=pad,
+                                     subsequent_indent=pad + "    ", break_on_hyphens=False))

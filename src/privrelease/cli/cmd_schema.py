@@ -1,0 +1,115 @@
+"""``privrelease schema draft`` (from the data: read, or under differential privacy) and ``schema check``."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .common import err, number_pair
+
+
+def schema_draft(
+    input: Path = typer.Argument(..., help="A table to draft a schema from."),
+    label: Optional[str] = typer.Option(None, "--label", help="Column to mark as the label."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Draft under differential privacy with "
+                                            "this epsilon (DP quantile bounds, DP-selected levels). Without it "
+                                            "the draft reads the data and is NOT private."),
+    delta: Optional[float] = typer.Option(None, "--delta", help="DP draft: delta for the selection of "
+                                          "categorical levels (default min(1e-5, 1/(10 n)))."),
+    range_: List[str] = typer.Option([], "--range", help="DP draft: public range lo,hi of the candidate bounds "
+                                     "(all numeric columns), or COLUMN=lo,hi (repeatable)."),
+    quantiles: str = typer.Option("0.01,0.99", "--quantiles", help="DP draft: the quantiles that become the "
+                                  "lower and upper bounds."),
+    categorical: Optional[str] = typer.Option(None, "--categorical", help="DP draft: comma-separated numeric "
+                                              "columns to treat as categorical."),
+    ledger: Optional[Path] = typer.Option(None, "--ledger", help="DP draft: charge the draft to this ledger."),
+    dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="DP draft: dataset identifier in the ledger."),
+    budget: Optional[str] = typer.Option(None, "--budget", help="DP draft: total budget EPS[,DELTA] declared "
+                                         "for the dataset at its first use of the ledger."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="DP draft: seeded noise (NOT for real use)."),
+):
+    """Print a YAML schema draft for review: private with --epsilon, otherwise read from the data (NOT private)."""
+    from ..errors import NotPrivateWarning
+    from ..io import read_table
+    from ..schema import draft_schema
+
+    df = read_table(input)
+    if epsilon is not None:
+        _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed)
+        return
+    if any(v is not None for v in (delta, categorical, ledger, dataset_id, budget, seed)) or range_:
+        err("--delta, --range, --categorical, --ledger, --dataset-id, --budget and --seed apply to the private "
+            "draft: give --epsilon")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotPrivateWarning)
+        s = draft_schema(df, label=label)
+    typer.echo(
+        "warning: drafting read the data; the bounds and categories below are NOT private. Review them and "
+        "replace them with public knowledge (documentation, domain ranges) before any release.",
+        err=True,
+    )
+    typer.echo("# DRAFT read from the data (not private): review every bound and level before releasing\n"
+               + s.to_yaml(), nl=False)
+
+
+def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed):
+    """``schema draft --epsilon``: a DP draft, charged to the ledger when one is given."""
+    import contextlib
+    import dataclasses
+
+    from ..dp.draft import dp_draft_schema, draft_cost
+    from ..dp.costs import PrivacyCost
+    from ..release import default_delta, default_total_delta, parse_budget
+
+    ranges = {}
+    for item in range_:
+        col, _, text = item.rpartition("=")
+        ranges[col or "*"] = number_pair(text, "--range")
+    qs = number_pair(quantiles, "--quantiles")
+    cats = [c.strip() for c in categorical.split(",") if c.strip()] if categorical else []
+    if delta is None:
+        delta = default_delta(len(df))
+    if (ledger is None) != (dataset_id is None):
+        err("--ledger and --dataset-id go together")
+    if budget is not None and ledger is None:
+        err("--budget needs --ledger and --dataset-id")
+    charge = contextlib.nullcontext(None)
+    if ledger is not None:
+        from ..accounting.ledger import Ledger
+
+        led = Ledger(ledger)
+        total = None
+        if budget is not None:
+            eps_t, delta_t = parse_budget(budget)
+            if delta_t is None and led.budget(dataset_id) is None:
+                delta_t = default_total_delta(len(df))
+            total = eps_t if delta_t is None else PrivacyCost(eps_t, delta_t)
+        cost = draft_cost(df, epsilon, delta, label=label, categorical=cats)
+        charge = led.reserve(dataset_id, cost, budget=total, mechanism="schema-draft",
+                             details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}})
+    with charge as entry:
+        sch, cost = dp_draft_schema(df, epsilon, delta, rng=seed, label=label, ranges=ranges, categorical=cats,
+                                    quantiles=qs)
+        if entry is not None:
+            sch = dataclasses.replace(sch, provenance={**sch.provenance,
+                                                       "ledger": {"dataset_id": dataset_id, "entry": entry}})
+    typer.echo(f"drafted privately: {cost.epsilon:g}-DP" + (f" with delta {cost.delta:.3g}" if cost.delta else "")
+               + (f", charged to {ledger} ({dataset_id}, entry {entry})" if entry is not None else
+                  " (no ledger: record this spend yourself)")
+               + ". Review the bounds and levels; every later release certificate repeats this provenance.",
+               err=True)
+    typer.echo("# DRAFT under differential privacy (see provenance): review before releasing\n" + sch.to_yaml(),
+               nl=False)
+
+
+def schema_check(schema: Path = typer.Argument(..., help="Schema YAML/JSON to validate.")):
+    """Validate a schema file and print its encoded width."""
+    from ..schema import Encoder, Schema
+
+    s = Schema.from_yaml(schema)
+    e = Encoder(s)
+    typer.echo(f"ok: {len(s.columns)} columns, {e.width} encoded columns "
+               f"(p1={e.n_numeric} numeric, p2={e.n_categorical} categorical), label={s.label.name if s.label else None}")
