@@ -21,7 +21,7 @@ from scipy import stats as st
 from ..evaluation import metrics as _metrics
 from ..mechanisms import get_mechanism
 from ._jiang_adult import EPSILONS, AdultData, blas_one_thread, summarize
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER = {
     "energy_top10": "> 0.90",
@@ -55,8 +55,6 @@ def energy(X: np.ndarray, centred: bool = True) -> np.ndarray:
     return np.cumsum(w) / w.sum()
 
 
-@reproduction("jiang-fig2", "Jiang et al. 2013",
-              "Adult: eigen-energy; MSE of PCA-PPDP (k=1..10) vs LAP and EXP over epsilon, 10 trials, t-tests")
 def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     data = AdultData(n_train=2000 if quick else None, seed=seed)

@@ -38,7 +38,7 @@ from ..evaluation.utility import kmeans_silhouette, krr_rmse, svm_accuracy
 from ..mechanisms import get_mechanism
 from ..mechanisms.baselines.projected import randomized_response
 from ..noise import make_source
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER = "Chanyaswad, Liu, Mittal 2017 (PCA-Gauss, arXiv:1709.00054)"
 FIXED = {"P": 10, "pca_share": 0.2}
@@ -292,9 +292,6 @@ def _bar(ax, res, title, metric):
 
 # ---- Table III --------------------------------------------------------------------------
 
-@reproduction("pca-gauss-table3", PAPER,
-              "Table III: classification (SVM) on HAPT features (binary, 6-class) and gas drift; PCA-Gauss GMM "
-              "with PubPCA / LapPCA / AG-PCA vs baselines, epsilon = 1")
 @_limited
 def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()
@@ -340,8 +337,6 @@ def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
 
 # ---- Table IV ---------------------------------------------------------------------------------
 
-@reproduction("pca-gauss-table4", PAPER,
-              "Table IV: regression (kernel ridge RMSE) on Communities and Crime; PCA-Gauss Alg. 2 vs baselines")
 @_limited
 def run_table4(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()
@@ -373,8 +368,6 @@ def run_table4(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
 
 # ---- Table II -----------------------------------------------------------------------------------
 
-@reproduction("pca-gauss-table2", PAPER,
-              "Table II: clustering (K-means silhouette) on GFE (16 of 18 videos), epsilon = 1, all methods")
 @_limited
 def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()
@@ -441,9 +434,6 @@ def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
 
 # ---- Figure 1 ----------------------------------------------------------------------------------
 
-@reproduction("pca-gauss-fig1", PAPER,
-              "Figure 1: utility of PCA-Gauss against the dimension P for clustering, classification and "
-              "regression at several epsilons")
 @_limited
 def run_fig1(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()

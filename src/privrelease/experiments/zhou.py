@@ -34,7 +34,7 @@ from ..datasets import require_dataset
 from ..evaluation.distributional import audit_pair, example_iii6_pair, theorem_iv6_alpha
 from ..mechanisms.compression.bounds import C_PAPER, compressed_covariance, min_rows, pca_utility_bound, truncation_threshold
 from ..mechanisms.compression.mechanism import Compression
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER_NOTE = ("The paper (ISIT 2009) has no experiments: it states Proposition III.4's bound "
               "||P_D(A) - P_D(A+B)||_F <= ||B||_F / delta_D with ||B||_F <= p(tau + Delta_max) = o(1) for "
@@ -83,8 +83,6 @@ def _best_D(A, D_max=5):
     return int(np.argmax(gaps)) + 1
 
 
-@reproduction("zhou-pca-bound", "Zhou, Ligett, Wasserman 2009",
-              "PCA from compressed data: top-D projector distance vs m beside ||B||_F/delta_D (HAPT, GFE, Gaussian)")
 def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     rng = np.random.default_rng(seed)
@@ -176,8 +174,6 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
     return result
 
 
-@reproduction("zhou-privacy-loss", "Zhou, Ligett, Wasserman 2009",
-              "Example III.6: exact privacy loss of a neighbour pair vs m and p beside Theorem IV.6; p = o(n^(1/6))")
 def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     n = 2000 if quick else 10_000
