@@ -3,7 +3,8 @@
 Each reproduction is a function ``run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict``
 that regenerates a figure or table on real data, writes ``out_dir/NAME.json`` (our numbers beside the
 paper's) and ``out_dir/NAME.png``, and returns the JSON dictionary. ``quick=True`` runs a small real slice
-(used in CI).
+(used in CI). :data:`REPRODUCTIONS` lists them all by name; a runner's module is imported only when
+the reproduction is run, so listing them stays cheap.
 """
 
 from __future__ import annotations
