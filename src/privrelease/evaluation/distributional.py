@@ -67,9 +67,7 @@ def theorem_iv6_alpha(n, p, m, *, delta_max=None, delta_fro=None, lambda_min=1.0
     ref_norm : ``||Sigma_1||_2`` (default 1)
     C : constant of eq. (12)
     """
-    n = int(n)
-    p = int(p)
-    m = int(m)
+    n, p, m = int(n), int(p), int(m)
     if n < 2 or p < 1 or m < 1:
         raise ParameterError(f"need n >= 2, p >= 1, m >= 1; got n={n}, p={p}, m={m}")
     assumed = []
@@ -87,10 +85,6 @@ def theorem_iv6_alpha(n, p, m, *, delta_max=None, delta_fro=None, lambda_min=1.0
     tau = truncation_threshold(n, p, m, delta_max, C)
     psi = tau + 2 * delta_fro * rn**2 / (p * lam_i * lam_1)
     alpha = m * p * delta_fro * psi / (2 * lam_i * lam_1)
-    lnn = math.log(n)
-    l2np = math.log(2 * n * p)
-    m_min = min_rows(n, p)
-    thm_iii2_limit = 1.0 / (p**2 * math.sqrt(m * l2np))
     return {
         "alpha_bound": alpha,
         "psi": psi,
@@ -98,19 +92,28 @@ def theorem_iv6_alpha(n, p, m, *, delta_max=None, delta_fro=None, lambda_min=1.0
         "inputs": {"n": n, "p": p, "m": m, "delta_max": delta_max, "delta_fro": delta_fro, "lambda_min": lam_i,
                    "lambda_min_ref": lam_1, "ref_norm": rn, "C": C},
         "assumed": assumed,
-        "conditions": {
-            "lemma_IV4_min_m": m_min,
-            "lemma_IV4_holds": m >= m_min,
-            "pca_utility_m_order_p2_ln2np": p**2 * l2np,
-            "thm_III2_delta_max_scale_1_over_p2_sqrt_m_ln2np": thm_iii2_limit,
-            "thm_III2_ratio_delta_max_to_scale": delta_max / thm_iii2_limit,
-            "thm_III5_ratio_p2_log_n_over_sqrt_n_over_m": p**2 * lnn / math.sqrt(n / m),
-            "p_over_n_to_1_6_over_sqrt_ln2np": p / (n ** (1 / 6) / math.sqrt(l2np)),
-            "lemma_III3_needs_delta_2_below_lambda_min_ref": delta_fro < lam_1,
-        },
+        "conditions": _paper_conditions(n, p, m, delta_max, delta_fro, lam_1),
         "caveat": "Theorem IV.6 drops an o(1) term and uses the paper's constants C1 ~ 2.5, C2 ~ 7.7; it covers only "
                   "pairs inside the assumed class S_n (Assumption 1, Delta_max) and is distributional privacy, "
                   "not differential privacy. The renormalisation adds O(1/n^2).",
+    }
+
+
+def _paper_conditions(n, p, m, delta_max, delta_fro, lam_1) -> dict:
+    """Which of the paper's conditions hold for these sizes (Lemma IV.4, Theorems III.2, III.5, Lemma III.3)."""
+    lnn = math.log(n)
+    l2np = math.log(2 * n * p)
+    m_min = min_rows(n, p)
+    thm_iii2_limit = 1.0 / (p**2 * math.sqrt(m * l2np))
+    return {
+        "lemma_IV4_min_m": m_min,
+        "lemma_IV4_holds": m >= m_min,
+        "pca_utility_m_order_p2_ln2np": p**2 * l2np,
+        "thm_III2_delta_max_scale_1_over_p2_sqrt_m_ln2np": thm_iii2_limit,
+        "thm_III2_ratio_delta_max_to_scale": delta_max / thm_iii2_limit,
+        "thm_III5_ratio_p2_log_n_over_sqrt_n_over_m": p**2 * lnn / math.sqrt(n / m),
+        "p_over_n_to_1_6_over_sqrt_ln2np": p / (n ** (1 / 6) / math.sqrt(l2np)),
+        "lemma_III3_needs_delta_2_below_lambda_min_ref": delta_fro < lam_1,
     }
 
 
@@ -179,15 +182,7 @@ def audit_pair(X1, X2, m, *, reference=None, delta_max=None, C=C_PAPER, center=F
     sigmas : optionally ``(Sigma_1, Sigma_2)`` directly instead of X1, X2 (then give
         ``n`` through X1 = n as an int)
     """
-    if sigmas is not None:
-        S1, S2 = (np.asarray(s, dtype=np.float64) for s in sigmas)
-        n = int(X1)
-    else:
-        X1, X2 = np.asarray(X1, dtype=np.float64), np.asarray(X2, dtype=np.float64)
-        if X1.shape != X2.shape or X1.ndim != 2:
-            raise InputDataError(f"X1 and X2 must be matrices of the same shape, got {X1.shape} and {X2.shape}")
-        n = X1.shape[0]
-        S1, S2 = normalized_covariance(X1, center), normalized_covariance(X2, center)
+    S1, S2, n = _pair_covariances(X1, X2, sigmas, center)
     p = S1.shape[0]
     m = int(m)
     if delta_max is None:
@@ -198,27 +193,8 @@ def audit_pair(X1, X2, m, *, reference=None, delta_max=None, C=C_PAPER, center=F
     lam2 = float(np.linalg.eigvalsh(S2)[0])
     D = S1 - S2
     singular = lam1 <= 1e-12 or lam2 <= 1e-12
-    if singular:
-        centre = box = kl = math.inf
-        G = None
-    else:
-        G = np.linalg.inv(S1) - np.linalg.inv(S2)
-        ld1, ld2 = _logdet(S1), _logdet(S2)
-        centre = 0.5 * m * abs(ld2 - ld1 - float(np.sum(G * ref)))
-        box = 0.5 * m * float(np.abs(G).sum()) * tau
-        # KL(N(0,S1) || N(0,S2)) = (tr(S2^-1 S1) - p + ln det S2 - ln det S1) / 2
-        kl = m * 0.5 * (float(np.trace(np.linalg.solve(S2, S1))) - p + ld2 - ld1)
-    if m >= min_rows(n, p):
-        renorm, how = -math.log1p(-1.0 / n**2), "Lemma IV.4 bound: both truncated masses <= 1/n^2"
-    else:
-        renorm, how = math.nan, "not bounded: m below Lemma IV.4's requirement (see monte_carlo)"
-    mc = {}
-    if mc_draws and not singular:
-        mc = _monte_carlo(S1, S2, ref, m, tau, int(mc_draws), seed)
-        if math.isnan(renorm):
-            a1, a2 = mc["acceptance_rate_1"], mc["acceptance_rate_2"]
-            renorm = abs(math.log(a2 / a1)) if a1 > 0 and a2 > 0 else math.inf
-            how = f"Monte Carlo estimate from {mc_draws} draws per dataset"
+    centre, box, kl = (math.inf,) * 3 if singular else _loss_terms(S1, S2, ref, m, tau)
+    renorm, how, mc = _renormalisation(S1, S2, ref, n, m, tau, 0 if singular else mc_draws, seed)
     bound = centre + box
     if singular:
         thm = {"alpha_bound": math.inf, "note": "a covariance is singular: Assumption 1 fails"}
@@ -234,6 +210,45 @@ def audit_pair(X1, X2, m, *, reference=None, delta_max=None, C=C_PAPER, center=F
         delta_maxabs=float(np.max(np.abs(D))), lambda_min_1=lam1, lambda_min_2=lam2, theorem_iv6=thm,
         monte_carlo=mc,
     )
+
+
+def _pair_covariances(X1, X2, sigmas, center):
+    """``(Sigma_1, Sigma_2, n)``: the normalised covariances of the two datasets, or the ones given."""
+    if sigmas is not None:
+        S1, S2 = (np.asarray(s, dtype=np.float64) for s in sigmas)
+        return S1, S2, int(X1)
+    X1, X2 = np.asarray(X1, dtype=np.float64), np.asarray(X2, dtype=np.float64)
+    if X1.shape != X2.shape or X1.ndim != 2:
+        raise InputDataError(f"X1 and X2 must be matrices of the same shape, got {X1.shape} and {X2.shape}")
+    return normalized_covariance(X1, center), normalized_covariance(X2, center), X1.shape[0]
+
+
+def _loss_terms(S1, S2, ref, m, tau):
+    """Centre and box terms of the loss on the acceptance set, and ``m KL(N(0,S1) || N(0,S2))``."""
+    p = S1.shape[0]
+    G = np.linalg.inv(S1) - np.linalg.inv(S2)
+    ld1, ld2 = _logdet(S1), _logdet(S2)
+    centre = 0.5 * m * abs(ld2 - ld1 - float(np.sum(G * ref)))
+    box = 0.5 * m * float(np.abs(G).sum()) * tau
+    # KL(N(0,S1) || N(0,S2)) = (tr(S2^-1 S1) - p + ln det S2 - ln det S1) / 2
+    kl = m * 0.5 * (float(np.trace(np.linalg.solve(S2, S1))) - p + ld2 - ld1)
+    return centre, box, kl
+
+
+def _renormalisation(S1, S2, ref, n, m, tau, mc_draws, seed):
+    """The eq. (14) term with how it was obtained, and the Monte Carlo summary (empty when ``mc_draws`` is 0)."""
+    if m >= min_rows(n, S1.shape[0]):
+        renorm, how = -math.log1p(-1.0 / n**2), "Lemma IV.4 bound: both truncated masses <= 1/n^2"
+    else:
+        renorm, how = math.nan, "not bounded: m below Lemma IV.4's requirement (see monte_carlo)"
+    mc = {}
+    if mc_draws:
+        mc = _monte_carlo(S1, S2, ref, m, tau, int(mc_draws), seed)
+        if math.isnan(renorm):
+            a1, a2 = mc["acceptance_rate_1"], mc["acceptance_rate_2"]
+            renorm = abs(math.log(a2 / a1)) if a1 > 0 and a2 > 0 else math.inf
+            how = f"Monte Carlo estimate from {mc_draws} draws per dataset"
+    return renorm, how, mc
 
 
 def _sample_S(sigma, m, k, rng):

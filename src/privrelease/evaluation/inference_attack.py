@@ -156,29 +156,11 @@ def _acc(clf, X, y) -> float:
 
 # ---- the protocol -----------------------------------------------------------------------------
 
-def evaluate(
-    X,
-    y_utility,
-    y_privacy,
-    *,
-    methods: list[Method] | None = None,
-    per_combination: int = 20,
-    n_components: int | None = None,
-    repetitions: int = 15,
-    fractions=SPLIT_FRACTIONS,
-    fine: bool = True,
-    mechanism_aware: bool = True,
-    cv: int = 10,
-    grid: dict | None = None,
-    update: str = "literal",
-    max_iter: int = 1000,
-    lam: float = 1e-3,
-    alpha: float = 0.1,
-    mmd_factory=None,
-    n_jobs: int | None = None,
-    seed: int = 0,
-    progress=None,
-) -> dict:
+def evaluate(X, y_utility, y_privacy, *, methods: list[Method] | None = None, per_combination: int = 20,
+             n_components: int | None = None, repetitions: int = 15, fractions=SPLIT_FRACTIONS, fine: bool = True,
+             mechanism_aware: bool = True, cv: int = 10, grid: dict | None = None, update: str = "literal",
+             max_iter: int = 1000, lam: float = 1e-3, alpha: float = 0.1, mmd_factory=None,
+             n_jobs: int | None = None, seed: int = 0, progress=None) -> dict:
     """Run the sec. V-B protocol on a feature matrix with utility and privacy labels.
 
     Parameters
@@ -202,6 +184,41 @@ def evaluate(
     frequent class: 1.0 = a constant attacker, whose accuracy on the balanced cells is exactly
     chance), ``sigma``) and the settings.
     """
+    X, yu_all, yp_all = _checked_inputs(X, y_utility, y_privacy, repetitions)
+    methods = table_methods() if methods is None else methods
+    rng = np.random.default_rng(seed)
+    search = dict(cv=cv, grid=grid, n_jobs=n_jobs)
+    mmd = dict(lam=lam, alpha=alpha, max_iter=max_iter, update=update, factory=mmd_factory) if fine else None
+    acc = {m.label: {k: [] for k in _KEYS} for m in methods}
+    t_start = time.perf_counter()
+    for rep in range(repetitions):
+        split = _standardised_split(X, yu_all, yp_all, per_combination, fractions, rng)
+        for m in methods:
+            t0 = time.perf_counter()
+            rep_seed = int(rng.integers(2**31))
+            r = acc[m.label]
+            _score_method(r, m, split, n_components, rep_seed, search, mmd, mechanism_aware)
+            r["seconds"].append(time.perf_counter() - t0)
+            if progress:
+                progress(_progress_line(rep, repetitions, m.label, r, fine, mechanism_aware))
+    n_u, n_p = np.unique(yu_all).size, np.unique(yp_all).size
+    settings = {
+        "per_combination": per_combination, "repetitions": repetitions, "fractions": list(fractions),
+        "n_components": n_components, "cv_folds": cv, "grid": grid or PAPER_GRID, "fine": fine,
+        "mechanism_aware": mechanism_aware, "mmd": {"update": update, "max_iter": max_iter, "lam": lam,
+                                                     "alpha": alpha, "sigma": "2-fold CV of the MMD label"},
+        "n_features": X.shape[1], "utility_classes": int(n_u), "privacy_classes": int(n_p),
+        "records_per_repetition": int(per_combination * n_u * n_p), "seed": seed,
+    }
+    return {"rows": _summary_rows(methods, acc), "settings": settings,
+            "chance": {"utility": 100.0 / n_u, "privacy": 100.0 / n_p}, "seconds": time.perf_counter() - t_start}
+
+
+_KEYS = ("utility_coarse", "utility_fine", "privacy_coarse", "privacy_fine", "privacy_fine_aware",
+         "flipped", "iterations", "fine_target_rate", "fine_majority_rate", "sigma", "seconds")
+
+
+def _checked_inputs(X, y_utility, y_privacy, repetitions):
     X = np.asarray(X, dtype=np.float64)
     yu_all, yp_all = np.asarray(y_utility), np.asarray(y_privacy)
     if X.ndim != 2 or X.shape[0] != yu_all.shape[0] or X.shape[0] != yp_all.shape[0]:
@@ -210,83 +227,80 @@ def evaluate(
         raise InputDataError("X contains NaN or infinite values")
     if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
         raise ParameterError(f"repetitions must be an integer >= 1, got {repetitions!r}")
-    methods = table_methods() if methods is None else methods
-    rng = np.random.default_rng(seed)
-    keys = ["utility_coarse", "utility_fine", "privacy_coarse", "privacy_fine", "privacy_fine_aware",
-            "flipped", "iterations", "fine_target_rate", "fine_majority_rate", "sigma", "seconds"]
-    acc = {m.label: {k: [] for k in keys} for m in methods}
-    t_start = time.perf_counter()
-    for rep in range(repetitions):
-        idx = balanced_sample(yu_all, yp_all, per_combination, rng)
-        tr, te, adv = split_cells(idx, yu_all, yp_all, fractions, rng)
-        mu = X[tr].mean(0)
-        sd = X[tr].std(0)
-        sd[sd == 0] = 1.0
-        Xtr, Xte, Xadv = (X[tr] - mu) / sd, (X[te] - mu) / sd, (X[adv] - mu) / sd
-        yu_tr, yu_te = yu_all[tr], yu_all[te]
-        yp_tr, yp_te, yp_adv = yp_all[tr], yp_all[te], yp_all[adv]
-        for m in methods:
-            t0 = time.perf_counter()
-            rep_seed = int(rng.integers(2**31))
-            params = dict(m.params)
-            if n_components is not None and m.projection not in ("full-dimensional", "identity"):
-                params.setdefault("n_components", n_components)
-            if m.projection == "random-projection":
-                params.setdefault("rng", rep_seed)
-            proj = make_projection(m.projection, **params).fit(Xtr, yu_tr, yp_tr)
-            Htr, Hte, Hadv = proj.transform(Xtr), proj.transform(Xte), proj.transform(Xadv)
-            util = svm_grid_search(Htr, yu_tr, cv, grid, n_jobs, rep_seed)
-            attack = svm_grid_search(Hadv, yp_adv, cv, grid, n_jobs, rep_seed)
-            r = acc[m.label]
-            r["utility_coarse"].append(_acc(util, Hte, yu_te))
-            r["privacy_coarse"].append(_acc(attack, Hte, yp_te))
-            if fine:
-                if mmd_factory is not None:
-                    mmd = mmd_factory(rep_seed)
-                else:
-                    mmd = MMDPerturbation(lam=lam, alpha=alpha, max_iter=max_iter, update=update, rng=rep_seed)
-                mmd.fit(Htr, yp_tr)
-                Zte, info = mmd.perturb(Hte)
-                r["utility_fine"].append(_acc(util, Zte, yu_te))
-                pred = attack.predict(Zte)
-                r["privacy_fine"].append(float(np.mean(pred == yp_te) * 100.0))
-                r["fine_target_rate"].append(float(np.mean(pred == info["target"])))
-                r["fine_majority_rate"].append(_majority_share(pred))
-                r["flipped"].append(float(np.mean(info["flipped"])))
-                r["iterations"].append(float(np.mean(info["iterations"])))
-                r["sigma"].append(float(mmd.sigma_))
-                if mechanism_aware:
-                    Zadv, _ = mmd.perturb(Hadv)
-                    aware = svm_grid_search(Zadv, yp_adv, cv, grid, n_jobs, rep_seed)
-                    r["privacy_fine_aware"].append(_acc(aware, Zte, yp_te))
-            r["seconds"].append(time.perf_counter() - t0)
-            if progress:
-                progress(f"repetition {rep + 1}/{repetitions} {m.label}: utility {r['utility_coarse'][-1]:.1f}"
-                         + (f"/{r['utility_fine'][-1]:.1f}" if fine else "")
-                         + f", privacy {r['privacy_coarse'][-1]:.1f}"
-                         + (f"/{r['privacy_fine'][-1]:.1f}" if fine else "")
-                         + (f", aware {r['privacy_fine_aware'][-1]:.1f}" if fine and mechanism_aware else ""))
+    return X, yu_all, yp_all
+
+
+def _standardised_split(X, yu_all, yp_all, per_combination, fractions, rng) -> dict:
+    """One repetition's balanced sample, split into training / test / adversary records (steps 1-3)."""
+    idx = balanced_sample(yu_all, yp_all, per_combination, rng)
+    tr, te, adv = split_cells(idx, yu_all, yp_all, fractions, rng)
+    mu = X[tr].mean(0)
+    sd = X[tr].std(0)
+    sd[sd == 0] = 1.0
+    return {"Xtr": (X[tr] - mu) / sd, "Xte": (X[te] - mu) / sd, "Xadv": (X[adv] - mu) / sd,
+            "yu_tr": yu_all[tr], "yu_te": yu_all[te], "yp_tr": yp_all[tr], "yp_te": yp_all[te],
+            "yp_adv": yp_all[adv]}
+
+
+def _score_method(r, m: Method, split: dict, n_components, rep_seed, search, mmd, mechanism_aware):
+    """Step 4 for one method: fit its projection, the utility classifier and the attacker; append to ``r``."""
+    s = split
+    params = dict(m.params)
+    if n_components is not None and m.projection not in ("full-dimensional", "identity"):
+        params.setdefault("n_components", n_components)
+    if m.projection == "random-projection":
+        params.setdefault("rng", rep_seed)
+    proj = make_projection(m.projection, **params).fit(s["Xtr"], s["yu_tr"], s["yp_tr"])
+    Htr, Hte, Hadv = proj.transform(s["Xtr"]), proj.transform(s["Xte"]), proj.transform(s["Xadv"])
+    util = svm_grid_search(Htr, s["yu_tr"], search["cv"], search["grid"], search["n_jobs"], rep_seed)
+    attack = svm_grid_search(Hadv, s["yp_adv"], search["cv"], search["grid"], search["n_jobs"], rep_seed)
+    r["utility_coarse"].append(_acc(util, Hte, s["yu_te"]))
+    r["privacy_coarse"].append(_acc(attack, Hte, s["yp_te"]))
+    if mmd is not None:
+        _score_fine(r, s, Htr, Hte, Hadv, util, attack, rep_seed, search, mmd, mechanism_aware)
+
+
+def _score_fine(r, s, Htr, Hte, Hadv, util, attack, rep_seed, search, mmd, mechanism_aware):
+    """The MMD-perturbed ("Fine") test records against both attackers (steps 4-5)."""
+    if mmd["factory"] is not None:
+        pert = mmd["factory"](rep_seed)
+    else:
+        pert = MMDPerturbation(lam=mmd["lam"], alpha=mmd["alpha"], max_iter=mmd["max_iter"], update=mmd["update"],
+                               rng=rep_seed)
+    pert.fit(Htr, s["yp_tr"])
+    Zte, info = pert.perturb(Hte)
+    r["utility_fine"].append(_acc(util, Zte, s["yu_te"]))
+    pred = attack.predict(Zte)
+    r["privacy_fine"].append(float(np.mean(pred == s["yp_te"]) * 100.0))
+    r["fine_target_rate"].append(float(np.mean(pred == info["target"])))
+    r["fine_majority_rate"].append(_majority_share(pred))
+    r["flipped"].append(float(np.mean(info["flipped"])))
+    r["iterations"].append(float(np.mean(info["iterations"])))
+    r["sigma"].append(float(pert.sigma_))
+    if mechanism_aware:
+        Zadv, _ = pert.perturb(Hadv)
+        aware = svm_grid_search(Zadv, s["yp_adv"], search["cv"], search["grid"], search["n_jobs"], rep_seed)
+        r["privacy_fine_aware"].append(_acc(aware, Zte, s["yp_te"]))
+
+
+def _progress_line(rep, repetitions, label, r, fine, mechanism_aware) -> str:
+    return (f"repetition {rep + 1}/{repetitions} {label}: utility {r['utility_coarse'][-1]:.1f}"
+            + (f"/{r['utility_fine'][-1]:.1f}" if fine else "")
+            + f", privacy {r['privacy_coarse'][-1]:.1f}"
+            + (f"/{r['privacy_fine'][-1]:.1f}" if fine else "")
+            + (f", aware {r['privacy_fine_aware'][-1]:.1f}" if fine and mechanism_aware else ""))
+
+
+def _summary_rows(methods, acc) -> list[dict]:
+    """Mean (and sd, except for time and sigma) of every measure, one row per method."""
     rows = []
     for m in methods:
         r = acc[m.label]
         row = {"method": m.label, "projection": m.projection, "params": dict(m.params)}
-        for k in keys:
+        for k in _KEYS:
             v = np.asarray(r[k], dtype=float)
             row[k] = float(v.mean()) if v.size else None
             if k not in ("seconds", "sigma") and v.size:
                 row[k + "_sd"] = float(v.std(ddof=1)) if v.size > 1 else 0.0
         rows.append(row)
-    n_u, n_p = np.unique(yu_all).size, np.unique(yp_all).size
-    return {
-        "rows": rows,
-        "settings": {
-            "per_combination": per_combination, "repetitions": repetitions, "fractions": list(fractions),
-            "n_components": n_components, "cv_folds": cv, "grid": grid or PAPER_GRID, "fine": fine,
-            "mechanism_aware": mechanism_aware, "mmd": {"update": update, "max_iter": max_iter, "lam": lam,
-                                                         "alpha": alpha, "sigma": "2-fold CV of the MMD label"},
-            "n_features": X.shape[1], "utility_classes": int(n_u), "privacy_classes": int(n_p),
-            "records_per_repetition": int(per_combination * n_u * n_p), "seed": seed,
-        },
-        "chance": {"utility": 100.0 / n_u, "privacy": 100.0 / n_p},
-        "seconds": time.perf_counter() - t_start,
-    }
+    return rows

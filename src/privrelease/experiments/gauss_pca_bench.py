@@ -29,7 +29,7 @@ import numpy as np
 
 from ..evaluation.resources import peak_rss_mb
 from ..linalg import psd_sqrt
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 NAME = "gauss-pca-bench"
 EPS, DELTA = 1.0, 1e-5
@@ -188,8 +188,6 @@ def stream(n: int, p: int = 100, chunk_rows: int = 200_000, seed: int = 0) -> di
 
 # ---- the reproduction ----------------------------------------------------------------------------
 
-@reproduction(NAME, "gauss-pca (this project)",
-              "Default release: HAPT accuracy, Adult accuracy/AUC vs MST, streamed 1M x 100 time")
 def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     seeds = [seed] if quick else list(range(seed, seed + 5))

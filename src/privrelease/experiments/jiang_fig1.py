@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..noise import make_source
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER = {"epsilon": 1.0, "mse_attribute_wise": 6197.27, "mse_component_wise": 2750.08}
 RANGES = {"height_cm": (150.0, 200.0), "weight_kg": (40.0, 130.0)}
@@ -55,7 +55,6 @@ def component_wise(X, eps, source):
     return m + np.outer(c, u)
 
 
-@reproduction("jiang-fig1", "Jiang et al. 2013", "toy height/weight table: MSE of attribute-wise vs component-wise Laplace noise over epsilon")
 def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     rng = np.random.default_rng(seed)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..evaluation.classification import CLASSIFIERS, train_test_scores
 from ._jiang_adult import EPSILONS, LDA_METHODS, AdultData, blas_one_thread, fit_release, summarize
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER = {
     "best_achievable_accuracy": 0.853, "lowest_achievable_accuracy": 0.755,
@@ -31,8 +31,6 @@ PAPER = {
 }
 
 
-@reproduction("jiang-fig3", "Jiang et al. 2013",
-              "Adult: ACA and AUC (LDA, C4.5-style tree) of DP-LDA (corrected, paper) vs DiffGen-INFOGAIN/MAX")
 def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     data = AdultData(n_train=3000 if quick else None, n_test=3000 if quick else None, seed=seed)

@@ -20,15 +20,13 @@ import numpy as np
 
 from ..evaluation.distribution import cardinalities, discretize, entropy_bits, kl_divergence_bits
 from ._jiang_adult import EPSILONS, LDA_METHODS, AdultData, fit_release, blas_one_thread, summarize
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER = {"claims": ["DP-LDA entropy close to the original's",
                     "DiffGen-INFOGAIN and DiffGen-MAX entropies about 30 % and 20 % of the original's",
                     "DP-LDA KL divergence about one third of the DiffGen ones"]}
 
 
-@reproduction("jiang-fig4", "Jiang et al. 2013",
-              "Adult: entropy and KL divergence of released data, DP-LDA vs DiffGen-INFOGAIN/MAX")
 def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     data = AdultData(n_train=3000 if quick else None, seed=seed)

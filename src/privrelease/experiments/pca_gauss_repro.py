@@ -31,14 +31,13 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from ..datasets import require_dataset
 from ..evaluation.utility import kmeans_silhouette, krr_rmse, svm_accuracy
 from ..mechanisms import get_mechanism
 from ..mechanisms.baselines.projected import randomized_response
 from ..noise import make_source
-from .registry import pyplot, reproduction, save_figure, write_json
+from ._pca_gauss_data import load_crime, load_gas, load_gfe, load_hapt
+from .registry import pyplot, save_figure, write_json
 
 PAPER = "Chanyaswad, Liu, Mittal 2017 (PCA-Gauss, arXiv:1709.00054)"
 FIXED = {"P": 10, "pca_share": 0.2}
@@ -62,103 +61,6 @@ def _limited(fn):
             return fn(*a, **k)
 
     return wrapper
-
-
-def _root(data_dir, folder):
-    if data_dir is not None:
-        p = Path(data_dir) / folder
-        if p.is_dir():
-            return p
-    return require_dataset(folder)
-
-
-def _minmax(*frames):
-    lo = np.min([f.min(axis=0) for f in frames], axis=0)
-    hi = np.max([f.max(axis=0) for f in frames], axis=0)
-    span = np.where(hi > lo, hi - lo, 1.0)
-    return [np.clip((f - lo) / span, 0.0, 1.0) for f in frames]
-
-
-def _split_public(X, y, n_pub, rng):
-    idx = rng.permutation(X.shape[0])
-    pub, priv = idx[:n_pub], idx[n_pub:]
-    return X[priv], y[priv], X[pub], y[pub]
-
-
-def _cap(X, y, n, rng):
-    if n is None or X.shape[0] <= n:
-        return X, y
-    idx = rng.choice(X.shape[0], n, replace=False)
-    return X[idx], y[idx]
-
-
-def load_hapt(data_dir=None, quick=False, seed=0, n_public=600):
-    d = _root(data_dir, "hapt_features")
-    tr = pd.read_csv(d / "hapt_train.csv.gz")
-    te = pd.read_csv(d / "hapt_test.csv.gz")
-    feats = [c for c in tr.columns if c not in ("activity", "subject")]
-    Xtr, Xte = _minmax(tr[feats].to_numpy(float), te[feats].to_numpy(float))
-    ytr, yte = tr["activity"].to_numpy() - 1, te["activity"].to_numpy() - 1
-    rng = np.random.default_rng(seed)
-    if quick:
-        Xtr, ytr = _cap(Xtr, ytr, 1000, rng)
-        Xte, yte = _cap(Xte, yte, 400, rng)
-        n_public = 200
-    Xp_, yp_, Xpub, ypub = _split_public(Xtr, ytr, n_public, rng)
-    tasks = {}
-    for name, f, C in (("hapt-moving", lambda v: (v <= 2).astype(int), 2), ("hapt-6class", lambda v: v, 6)):
-        tasks[name] = dict(X=Xp_, y=f(yp_), Xpub=Xpub, ypub=f(ypub), Xte=Xte, yte=f(yte), C=C, kind="class")
-    return tasks
-
-
-def load_gas(data_dir=None, quick=False, seed=0, n_public=600):
-    d = _root(data_dir, "gas_drift")
-    df = pd.read_csv(d / "gas_drift.csv.gz")
-    feats = [f"f{i}" for i in range(1, 129)]
-    X = df[feats].to_numpy(float)
-    y = df["gas"].to_numpy() - 1
-    rng = np.random.default_rng(seed + 1)
-    idx = rng.permutation(len(df))
-    n_te = int(0.3 * len(df))
-    Xte, yte, Xtr, ytr = X[idx[:n_te]], y[idx[:n_te]], X[idx[n_te:]], y[idx[n_te:]]
-    Xtr, Xte = _minmax(Xtr, Xte)
-    if quick:
-        Xtr, ytr = _cap(Xtr, ytr, 1000, rng)
-        Xte, yte = _cap(Xte, yte, 400, rng)
-        n_public = 200
-    Xp_, yp_, Xpub, ypub = _split_public(Xtr, ytr, n_public, rng)
-    return {"gas-6class": dict(X=Xp_, y=yp_, Xpub=Xpub, ypub=ypub, Xte=Xte, yte=yte, C=6, kind="class")}
-
-
-def load_crime(data_dir=None, quick=False, seed=0, n_public=300):
-    d = _root(data_dir, "communities_crime")
-    df = pd.read_csv(d / "communities.csv.gz", na_values=["?"])
-    drop = ["state", "county", "community", "communityname", "fold"]
-    cols = [c for c in df.columns if c not in drop and c != "ViolentCrimesPerPop"]
-    missing = [c for c in cols if df[c].isna().any()]
-    cols = [c for c in cols if c not in missing]
-    X = df[cols].to_numpy(float)  # already in [0, 1] (donor's normalisation)
-    t = df["ViolentCrimesPerPop"].to_numpy(float)
-    rng = np.random.default_rng(seed + 2)
-    idx = rng.permutation(len(df))
-    n_te = int(0.25 * len(df))
-    Xte, tte = X[idx[:n_te]], t[idx[:n_te]]
-    Xtr, ttr = X[idx[n_te:]], t[idx[n_te:]]
-    if quick:
-        n_public = 150
-    Xp_, tp_, Xpub, tpub = _split_public(Xtr, ttr, n_public, rng)
-    return {"crime": dict(X=Xp_, y=tp_, Xpub=Xpub, ypub=tpub, Xte=Xte, yte=tte, C=None, kind="reg",
-                          dropped_columns=missing)}
-
-
-def load_gfe(data_dir=None, quick=False, seed=0):
-    d = _root(data_dir, "gfe")
-    df = pd.read_csv(d / "gfe.csv.gz")
-    coords = [c for c in df.columns if c not in ("timestamp", "target", "user", "expression")]
-    X = _minmax(df[coords].to_numpy(float))[0]
-    if quick:
-        X = X[np.random.default_rng(seed).choice(len(X), 800, replace=False)]
-    return X
 
 
 # ---- methods: each returns (train_X, train_y, test_X) in the space the learner uses ------------
@@ -292,9 +194,6 @@ def _bar(ax, res, title, metric):
 
 # ---- Table III --------------------------------------------------------------------------
 
-@reproduction("pca-gauss-table3", PAPER,
-              "Table III: classification (SVM) on HAPT features (binary, 6-class) and gas drift; PCA-Gauss GMM "
-              "with PubPCA / LapPCA / AG-PCA vs baselines, epsilon = 1")
 @_limited
 def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()
@@ -340,8 +239,6 @@ def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
 
 # ---- Table IV ---------------------------------------------------------------------------------
 
-@reproduction("pca-gauss-table4", PAPER,
-              "Table IV: regression (kernel ridge RMSE) on Communities and Crime; PCA-Gauss Alg. 2 vs baselines")
 @_limited
 def run_table4(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()
@@ -373,24 +270,12 @@ def run_table4(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
 
 # ---- Table II -----------------------------------------------------------------------------------
 
-@reproduction("pca-gauss-table2", PAPER,
-              "Table II: clustering (K-means silhouette) on GFE (16 of 18 videos), epsilon = 1, all methods")
-@_limited
-def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
-    plt = pyplot()
-
-    out_dir = Path(out_dir)
-    X = load_gfe(data_dir, quick, seed)
-    n, eps, P = X.shape[0], 1.0, FIXED["P"]
-    trials = 1 if quick else 2
-    ss = 1000 if quick else 5000
+def _table2_methods(X, eps, quick) -> dict:
+    """Table II's methods: ``(seed, P) -> released table`` (in the space it is released in)."""
+    n = X.shape[0]
     blr_kw = dict(n_candidates=20 if quick else 100, candidate_size=200 if quick else 500,
                   n_queries=100 if quick else 300)
-
-    def sil(Z, s):
-        return kmeans_silhouette(Z, 9, seed=s, sample_size=ss)
-
-    methods = {
+    return {
         "Li et al. (identity, Bernoulli RP)": lambda s, P: get_mechanism("compressive")(
             eps, n_components=P, output_space="reduced", rng=s).fit(X).transform(X),
         "Jiang et al. (identity, DP PCA)": lambda s, P: get_mechanism("jiang-pca")(
@@ -405,9 +290,41 @@ def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
         "PCA-Gauss (Alg. 1, LapPCA basis, full Gaussian)": lambda s, P: get_mechanism("pca-gauss")(
             eps, n_components=P, pca_source="laplace", output_space="reduced", rng=s).fit(X).sample(n)[0],
     }
+
+
+def _table2_result(res, quick, trials, ss, n) -> dict:
+    real = res["Real data (non-private)"]["fixed"]
+    pg = res["PCA-Gauss (Alg. 1, same-data spectrum)"]
+    bl = res["Blocki et al. adaptation (Gaussian, JL)"]["fixed"]
+    verdict = (f"silhouette: real {real:.3f}; PCA-Gauss {pg['fixed']:.3f} (fixed P) / {pg['best_over_grid']:.3f} "
+               f"(best P), gap to real {real - pg['best_over_grid']:+.3f} (paper: about 0.06 below); "
+               f"Blocki {bl:.3f}, ratio {pg['best_over_grid'] / bl if bl > 0 else float('inf'):.1f}x (paper: about 4x)")
+    return {"name": "pca-gauss-table2", "paper": PAPER, "quick": quick, "epsilon": 1.0, "fixed_choice": FIXED,
+            "trials": trials, "k_clusters": 9, "silhouette_sample": ss,
+            "paper_claims": {"vs_real": "PCA-Gauss about 0.06 below real data", "vs_blocki": "about 4x better"},
+            "ours": res, "verdict": verdict,
+            "caveats": ["silhouettes of releases in a reduced space are computed in that space (as released)",
+                        "E10: the same-data Algorithm 1 releases only a noisy spectrum; its samples carry no "
+                        "cluster structure, so a high silhouette reflects K-means on an anisotropic Gaussian"],
+            "substitutions": f"GFE with 16 of 18 videos ({n} frames, 300 coordinates)"}
+
+
+@_limited
+def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
+    plt = pyplot()
+
+    out_dir = Path(out_dir)
+    X = load_gfe(data_dir, quick, seed)
+    n, eps, P = X.shape[0], 1.0, FIXED["P"]
+    trials = 1 if quick else 2
+    ss = 1000 if quick else 5000
+
+    def sil(Z, s):
+        return kmeans_silhouette(Z, 9, seed=s, sample_size=ss)
+
     res = {"Real data (non-private)": {"fixed": sil(X, seed)}}
     grid = [] if quick else [2, 5, 10, 20]
-    for name, fn in methods.items():
+    for name, fn in _table2_methods(X, eps, quick).items():
         row = {"fixed": float(np.mean([sil(fn(seed * 1000 + t, P), seed) for t in range(trials)]))}
         if grid and name.startswith("PCA-Gauss"):
             for q in grid:
@@ -418,20 +335,7 @@ def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
         res[name] = row
         if progress:
             progress(f"{name}: {row['fixed']:.3f}")
-    real = res["Real data (non-private)"]["fixed"]
-    pg = res["PCA-Gauss (Alg. 1, same-data spectrum)"]
-    bl = res["Blocki et al. adaptation (Gaussian, JL)"]["fixed"]
-    verdict = (f"silhouette: real {real:.3f}; PCA-Gauss {pg['fixed']:.3f} (fixed P) / {pg['best_over_grid']:.3f} "
-               f"(best P), gap to real {real - pg['best_over_grid']:+.3f} (paper: about 0.06 below); "
-               f"Blocki {bl:.3f}, ratio {pg['best_over_grid'] / bl if bl > 0 else float('inf'):.1f}x (paper: about 4x)")
-    out = {"name": "pca-gauss-table2", "paper": PAPER, "quick": quick, "epsilon": 1.0, "fixed_choice": FIXED,
-           "trials": trials, "k_clusters": 9, "silhouette_sample": ss,
-           "paper_claims": {"vs_real": "PCA-Gauss about 0.06 below real data", "vs_blocki": "about 4x better"},
-           "ours": res, "verdict": verdict,
-           "caveats": ["silhouettes of releases in a reduced space are computed in that space (as released)",
-                       "E10: the same-data Algorithm 1 releases only a noisy spectrum; its samples carry no "
-                       "cluster structure, so a high silhouette reflects K-means on an anisotropic Gaussian"],
-           "substitutions": f"GFE with 16 of 18 videos ({n} frames, 300 coordinates)"}
+    out = _table2_result(res, quick, trials, ss, n)
     write_json(out, out_dir, "pca-gauss-table2")
     fig, ax = plt.subplots(figsize=(6, 4.5))
     _bar(ax, res, "GFE clustering", "silhouette")
@@ -441,9 +345,6 @@ def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> di
 
 # ---- Figure 1 ----------------------------------------------------------------------------------
 
-@reproduction("pca-gauss-fig1", PAPER,
-              "Figure 1: utility of PCA-Gauss against the dimension P for clustering, classification and "
-              "regression at several epsilons")
 @_limited
 def run_fig1(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     plt = pyplot()
@@ -491,6 +392,11 @@ def run_fig1(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict
                f"{e}:{P_list[int(np.argmax(v) if 'RMSE' not in k else np.argmin(v))]}" for e, v in c.items())
                for k, c in curves.items())}
     write_json(out, out_dir, "pca-gauss-fig1")
+    _fig1_figure(plt, curves, refs, P_list, out_dir)
+    return out
+
+
+def _fig1_figure(plt, curves, refs, P_list, out_dir):
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     for ax, (k, c), ref in zip(axes, curves.items(), refs):
         for e, v in c.items():
@@ -504,4 +410,3 @@ def run_fig1(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict
         ax.set_title(k, fontsize=9)
         ax.legend(fontsize=7)
     save_figure(fig, out_dir, "pca-gauss-fig1")
-    return out

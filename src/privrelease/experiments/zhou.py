@@ -34,7 +34,7 @@ from ..datasets import require_dataset
 from ..evaluation.distributional import audit_pair, example_iii6_pair, theorem_iv6_alpha
 from ..mechanisms.compression.bounds import C_PAPER, compressed_covariance, min_rows, pca_utility_bound, truncation_threshold
 from ..mechanisms.compression.mechanism import Compression
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 PAPER_NOTE = ("The paper (ISIT 2009) has no experiments: it states Proposition III.4's bound "
               "||P_D(A) - P_D(A+B)||_F <= ||B||_F / delta_D with ||B||_F <= p(tau + Delta_max) = o(1) for "
@@ -83,54 +83,13 @@ def _best_D(A, D_max=5):
     return int(np.argmax(gaps)) + 1
 
 
-@reproduction("zhou-pca-bound", "Zhou, Ligett, Wasserman 2009",
-              "PCA from compressed data: top-D projector distance vs m beside ||B||_F/delta_D (HAPT, GFE, Gaussian)")
 def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     rng = np.random.default_rng(seed)
-    n_max = 2000 if quick else None
     grid = [50, 200, 800] if quick else [100, 200, 500, 1000, 2000, 5000]
     trials = 1 if quick else 5
-    sets = []
-    for loader in (_load_hapt, _load_gfe):
-        try:
-            sets.append(loader(n_max, rng))
-        except Exception as exc:  # data absent: say so, keep the Gaussian run
-            sets.append((None, loader.__name__[6:].upper(), f"not available ({exc})"))
-    sets.append(_gaussian(2000 if quick else 10_000, rng))
-    results = []
-    for X, short, label in sets:
-        if X is None:
-            results.append({"name": short, "data": label, "rows": []})
-            continue
-        n, p = X.shape
-        rows = []
-        A = D = None
-        for m in [g for g in grid if g < n]:
-            for t in range(trials):
-                mech = Compression(m=m, center=True, rng=int(rng.integers(2**62))).fit(X)
-                A = mech.sigma_x_
-                if D is None:
-                    D = _best_D(A)
-                r = pca_utility_bound(A, compressed_covariance(mech.compressed_), D)
-                theory = p * (truncation_threshold(n, p, m, mech.delta_max_) + mech.delta_max_) / r["delta_D"]
-                rows.append({"m": m, "trial": t, **r, "theorem_V1_bound": theory, "draws": mech.draws_})
-            if progress:
-                progress(f"{short}: m = {m}")
-        agg = []
-        for m in sorted({r["m"] for r in rows}):
-            rs = [r for r in rows if r["m"] == m]
-            agg.append({"m": m, "distance": float(np.mean([r["distance"] for r in rs])),
-                        "distance_min": float(np.min([r["distance"] for r in rs])),
-                        "distance_max": float(np.max([r["distance"] for r in rs])),
-                        "bound": float(np.mean([r["bound"] for r in rs])),
-                        "B_fro": float(np.mean([r["B_fro"] for r in rs])),
-                        "bound_applies_fraction": float(np.mean([r["applies"] for r in rs])),
-                        "theorem_V1_bound": float(np.mean([r["theorem_V1_bound"] for r in rs])),
-                        "distance_le_bound_all": bool(all(r["distance"] <= r["bound"] + 1e-12 for r in rs))})
-        results.append({"name": short, "data": label, "n": n, "p": p, "D": D, "delta_D": rows[0]["delta_D"] if rows else None,
-                        "max_possible_distance": rows[0]["max_possible_distance"] if rows else None,
-                        "by_m": agg, "rows": rows})
+    results = [_pca_bound_dataset(X, short, label, grid, trials, rng, progress)
+               for X, short, label in _pca_bound_sets(quick, rng)]
     ok = [r for r in results if r.get("by_m")]
     held = all(a["distance_le_bound_all"] for r in ok for a in r["by_m"])
     first_useful = {r["name"]: next(
@@ -151,6 +110,63 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
                    "Theorem V.1's a-priori p(tau + Delta_max)/delta_D is vacuous at every m tried.",
     }
     write_json(result, out_dir, "zhou-pca-bound")
+    _pca_bound_figure(results, out_dir)
+    return result
+
+
+def _pca_bound_sets(quick, rng) -> list[tuple]:
+    """``(X, short name, description)`` of HAPT, GFE (X None when absent) and the Gaussian table."""
+    n_max = 2000 if quick else None
+    sets = []
+    for loader in (_load_hapt, _load_gfe):
+        try:
+            sets.append(loader(n_max, rng))
+        except Exception as exc:  # data absent: say so, keep the Gaussian run
+            sets.append((None, loader.__name__[6:].upper(), f"not available ({exc})"))
+    sets.append(_gaussian(2000 if quick else 10_000, rng))
+    return sets
+
+
+def _pca_bound_dataset(X, short, label, grid, trials, rng, progress) -> dict:
+    """Projector distance beside both bounds for every ``m`` of ``grid`` below n, ``trials`` times each."""
+    if X is None:
+        return {"name": short, "data": label, "rows": []}
+    n, p = X.shape
+    rows = []
+    A = D = None
+    for m in [g for g in grid if g < n]:
+        for t in range(trials):
+            mech = Compression(m=m, center=True, rng=int(rng.integers(2**62))).fit(X)
+            A = mech.sigma_x_
+            if D is None:
+                D = _best_D(A)
+            r = pca_utility_bound(A, compressed_covariance(mech.compressed_), D)
+            theory = p * (truncation_threshold(n, p, m, mech.delta_max_) + mech.delta_max_) / r["delta_D"]
+            rows.append({"m": m, "trial": t, **r, "theorem_V1_bound": theory, "draws": mech.draws_})
+        if progress:
+            progress(f"{short}: m = {m}")
+    return {"name": short, "data": label, "n": n, "p": p, "D": D, "delta_D": rows[0]["delta_D"] if rows else None,
+            "max_possible_distance": rows[0]["max_possible_distance"] if rows else None,
+            "by_m": _by_m(rows), "rows": rows}
+
+
+def _by_m(rows) -> list[dict]:
+    """Mean (and range of the distance) over the trials at each ``m``."""
+    agg = []
+    for m in sorted({r["m"] for r in rows}):
+        rs = [r for r in rows if r["m"] == m]
+        agg.append({"m": m, "distance": float(np.mean([r["distance"] for r in rs])),
+                    "distance_min": float(np.min([r["distance"] for r in rs])),
+                    "distance_max": float(np.max([r["distance"] for r in rs])),
+                    "bound": float(np.mean([r["bound"] for r in rs])),
+                    "B_fro": float(np.mean([r["B_fro"] for r in rs])),
+                    "bound_applies_fraction": float(np.mean([r["applies"] for r in rs])),
+                    "theorem_V1_bound": float(np.mean([r["theorem_V1_bound"] for r in rs])),
+                    "distance_le_bound_all": bool(all(r["distance"] <= r["bound"] + 1e-12 for r in rs))})
+    return agg
+
+
+def _pca_bound_figure(results, out_dir):
     plt = pyplot()
 
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4))
@@ -173,11 +189,8 @@ def run_pca_bound(out_dir, data_dir=None, quick=False, seed=0, progress=None) ->
         ax.legend(fontsize=6)
     np.atleast_1d(axes)[0].set_ylabel("projector distance (Frobenius)")
     save_figure(fig, out_dir, "zhou-pca-bound")
-    return result
 
 
-@reproduction("zhou-privacy-loss", "Zhou, Ligett, Wasserman 2009",
-              "Example III.6: exact privacy loss of a neighbour pair vs m and p beside Theorem IV.6; p = o(n^(1/6))")
 def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     out_dir = Path(out_dir)
     n = 2000 if quick else 10_000
@@ -185,48 +198,10 @@ def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None)
     ps = [4, 8, 16] if quick else [4, 8, 16, 32, 64]
     ms = [50, 200, 800] if quick else [50, 100, 200, 500, 1000, 2000, 5000]
     mc = 100 if quick else 400
-    pair_rows = []
-    for p in ps:
-        X1, X2 = example_iii6_pair(n, p, tau_flip, seed=seed + p)
-        for m in ms:
-            if m >= n:
-                continue
-            a = audit_pair(X1, X2, m, mc_draws=mc, seed=seed)
-            pair_rows.append({
-                "p": p, "m": m, "flipped_bits": int(math.ceil(tau_flip * p)),
-                "loss_bound_on_acceptance_set": a.loss_bound_on_acceptance_set,
-                "renormalisation_term": a.renormalisation_term, "total_bound": a.total_bound,
-                "expected_loss_m_KL": a.kl_per_release,
-                "mc_max_abs_log_ratio": a.monte_carlo.get("max_abs_log_ratio"),
-                "mc_q99_abs_log_ratio": a.monte_carlo.get("quantile_99_abs_log_ratio"),
-                "mc_acceptance_rate": a.monte_carlo.get("acceptance_rate_1"),
-                "theorem_iv6_alpha_this_pair": a.theorem_iv6["alpha_bound"],
-                "delta_fro": a.delta_fro, "lemma_IV4_holds": m >= min_rows(n, p), "tau": a.tau,
-            })
-        if progress:
-            progress(f"Example III.6 pair: p = {p}")
+    pair_rows = _pair_rows(n, ps, ms, tau_flip, mc, seed, progress)
     # Theorem IV.6 over the class, with the PCA-utility m, against p for several n
     ns = [10**4, 10**6, 10**8, 10**10, 10**12, 10**14]
-    class_rows = []
-    crossing = {}
-    for nn in ns:
-        prev = None
-        for p in range(2, 129):
-            m = max(min_rows(nn, p), int(math.ceil(p**2 * math.log(2 * nn * p))))
-            if m >= nn:
-                break
-            dmax = math.sqrt(math.log(nn) / nn)
-            r = theorem_iv6_alpha(nn, p, m, delta_max=dmax)
-            p_star = nn ** (1 / 6) / math.sqrt(math.log(2 * nn * p))
-            class_rows.append({"n": nn, "p": p, "m": m, "alpha_bound": r["alpha_bound"], "p_star": p_star,
-                               "thm_III5_ratio": r["conditions"]["thm_III5_ratio_p2_log_n_over_sqrt_n_over_m"]})
-            if prev is not None and prev[1] <= 1 < r["alpha_bound"] and str(nn) not in crossing:
-                # log-log interpolation of the p where alpha = 1
-                lp = math.log(prev[0]) + (math.log(p) - math.log(prev[0])) * (0 - math.log(prev[1])) / (
-                    math.log(r["alpha_bound"]) - math.log(prev[1]))
-                crossing[str(nn)] = {"p_alpha_eq_1": math.exp(lp), "p_star": p_star,
-                                     "ratio_to_p_star": math.exp(lp) / p_star}
-            prev = (p, r["alpha_bound"])
+    class_rows, crossing = _class_rows(ns)
     largest_p_alpha_le_1 = {str(nn): max([r["p"] for r in class_rows if r["n"] == nn and r["alpha_bound"] <= 1],
                                          default=None) for nn in ns}
     ratios = ", ".join(f"n=1e{int(math.log10(int(k)))}: {v['ratio_to_p_star']:.2f}" for k, v in crossing.items())
@@ -255,23 +230,65 @@ def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None)
                    "p = o(n^(1/6)) is what makes the class bound small.",
     }
     write_json(result, out_dir, "zhou-privacy-loss")
+    _privacy_loss_figure(pair_rows, class_rows, ps, ms, ns, n, out_dir)
+    return result
+
+
+def _pair_rows(n, ps, ms, tau_flip, mc, seed, progress) -> list[dict]:
+    """The exact loss audit of Example III.6's pair for every ``p`` and every ``m`` below n."""
+    pair_rows = []
+    for p in ps:
+        X1, X2 = example_iii6_pair(n, p, tau_flip, seed=seed + p)
+        for m in ms:
+            if m >= n:
+                continue
+            a = audit_pair(X1, X2, m, mc_draws=mc, seed=seed)
+            pair_rows.append({
+                "p": p, "m": m, "flipped_bits": int(math.ceil(tau_flip * p)),
+                "loss_bound_on_acceptance_set": a.loss_bound_on_acceptance_set,
+                "renormalisation_term": a.renormalisation_term, "total_bound": a.total_bound,
+                "expected_loss_m_KL": a.kl_per_release,
+                "mc_max_abs_log_ratio": a.monte_carlo.get("max_abs_log_ratio"),
+                "mc_q99_abs_log_ratio": a.monte_carlo.get("quantile_99_abs_log_ratio"),
+                "mc_acceptance_rate": a.monte_carlo.get("acceptance_rate_1"),
+                "theorem_iv6_alpha_this_pair": a.theorem_iv6["alpha_bound"],
+                "delta_fro": a.delta_fro, "lemma_IV4_holds": m >= min_rows(n, p), "tau": a.tau,
+            })
+        if progress:
+            progress(f"Example III.6 pair: p = {p}")
+    return pair_rows
+
+
+def _class_rows(ns) -> tuple[list[dict], dict]:
+    """Theorem IV.6 over the class against p for each n, and the p where the bound crosses 1."""
+    class_rows = []
+    crossing = {}
+    for nn in ns:
+        prev = None
+        for p in range(2, 129):
+            m = max(min_rows(nn, p), int(math.ceil(p**2 * math.log(2 * nn * p))))
+            if m >= nn:
+                break
+            dmax = math.sqrt(math.log(nn) / nn)
+            r = theorem_iv6_alpha(nn, p, m, delta_max=dmax)
+            p_star = nn ** (1 / 6) / math.sqrt(math.log(2 * nn * p))
+            class_rows.append({"n": nn, "p": p, "m": m, "alpha_bound": r["alpha_bound"], "p_star": p_star,
+                               "thm_III5_ratio": r["conditions"]["thm_III5_ratio_p2_log_n_over_sqrt_n_over_m"]})
+            if prev is not None and prev[1] <= 1 < r["alpha_bound"] and str(nn) not in crossing:
+                # log-log interpolation of the p where alpha = 1
+                lp = math.log(prev[0]) + (math.log(p) - math.log(prev[0])) * (0 - math.log(prev[1])) / (
+                    math.log(r["alpha_bound"]) - math.log(prev[1]))
+                crossing[str(nn)] = {"p_alpha_eq_1": math.exp(lp), "p_star": p_star,
+                                     "ratio_to_p_star": math.exp(lp) / p_star}
+            prev = (p, r["alpha_bound"])
+    return class_rows, crossing
+
+
+def _privacy_loss_figure(pair_rows, class_rows, ps, ms, ns, n, out_dir):
     plt = pyplot()
 
     fig, ax = plt.subplots(1, 3, figsize=(16, 4.5))
-    for i, p in enumerate(ps):
-        rs = [r for r in pair_rows if r["p"] == p]
-        c = f"C{i}"
-        x = [r["m"] for r in rs]
-        ax[0].loglog(x, [r["expected_loss_m_KL"] for r in rs], "o-", c=c, label=f"p={p}: E ln f1/f2 = m KL")
-        ax[0].loglog(x, [r["mc_max_abs_log_ratio"] for r in rs], "x:", c=c)
-        ax[0].loglog(x, [r["loss_bound_on_acceptance_set"] for r in rs], "--", c=c)
-        ax[0].loglog(x, [r["theorem_iv6_alpha_this_pair"] for r in rs], "-.", c=c, alpha=0.5)
-    ax[0].set_xlabel("m")
-    _plain_ticks(ax[0])
-    ax[0].set_ylabel("privacy loss")
-    ax[0].set_title(f"Example III.6 pair, n={n}: o m KL, x MC max |ln ratio|,\n-- acceptance-set bound, -. Thm IV.6",
-                    fontsize=9)
-    ax[0].legend(fontsize=6)
+    _loss_against_m_panel(ax[0], pair_rows, ps, n)
     m_fix = 200 if 200 in ms else ms[0]
     rs = [r for r in pair_rows if r["m"] == m_fix]
     ax[1].loglog([r["p"] for r in rs], [r["expected_loss_m_KL"] for r in rs], "o-", label="m KL (mean loss)")
@@ -294,4 +311,20 @@ def run_privacy_loss(out_dir, data_dir=None, quick=False, seed=0, progress=None)
                     fontsize=9)
     ax[2].legend(fontsize=7)
     save_figure(fig, out_dir, "zhou-privacy-loss")
-    return result
+
+
+def _loss_against_m_panel(ax, pair_rows, ps, n):
+    for i, p in enumerate(ps):
+        rs = [r for r in pair_rows if r["p"] == p]
+        c = f"C{i}"
+        x = [r["m"] for r in rs]
+        ax.loglog(x, [r["expected_loss_m_KL"] for r in rs], "o-", c=c, label=f"p={p}: E ln f1/f2 = m KL")
+        ax.loglog(x, [r["mc_max_abs_log_ratio"] for r in rs], "x:", c=c)
+        ax.loglog(x, [r["loss_bound_on_acceptance_set"] for r in rs], "--", c=c)
+        ax.loglog(x, [r["theorem_iv6_alpha_this_pair"] for r in rs], "-.", c=c, alpha=0.5)
+    ax.set_xlabel("m")
+    _plain_ticks(ax)
+    ax.set_ylabel("privacy loss")
+    ax.set_title(f"Example III.6 pair, n={n}: o m KL, x MC max |ln ratio|,\n-- acceptance-set bound, -. Thm IV.6",
+                 fontsize=9)
+    ax.legend(fontsize=6)

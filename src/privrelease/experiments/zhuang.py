@@ -33,7 +33,7 @@ from ..errors import InputDataError, ParameterError
 from ..evaluation.inference_attack import FAST_GRID, evaluate, table_methods
 from ..io.tables import atomic_write
 from ..mechanisms.projections.mmd import UPDATE_RULES
-from .registry import pyplot, reproduction, save_figure, write_json
+from .registry import pyplot, save_figure, write_json
 
 # paper numbers: (utility Coarse, utility Fine, privacy Coarse, privacy Fine), ALGORITHMS.md 7.4
 _LABELS = [m.label for m in table_methods()]
@@ -260,7 +260,6 @@ def _figure(res):
     return fig
 
 
-@reproduction("zhuang-table1", "Zhuang & Chang", "HAPT features (HAR substitute): activity utility, subject privacy, K=5")
 def run_table1(out_dir, data_dir=None, quick=False, seed=0, progress=None, **extra) -> dict:
     X, act, subj = load_hapt(data_dir)
     return run_table("zhuang-table1", X, act, subj, k=5, per_combination=20, out_dir=out_dir, quick=quick, seed=seed,
@@ -268,7 +267,6 @@ def run_table1(out_dir, data_dir=None, quick=False, seed=0, progress=None, **ext
                      paper=PAPER["zhuang-table1"], quick_per_combination=10, quick_privacy_classes=5, **extra)
 
 
-@reproduction("zhuang-table2", "Zhuang & Chang", "UCI Adult: income utility, gender privacy, K=1")
 def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None, **extra) -> dict:
     X, inc, sex = load_adult(data_dir)
     return run_table("zhuang-table2", X, inc, sex, k=1, per_combination=750, out_dir=out_dir, quick=quick, seed=seed,
@@ -276,7 +274,6 @@ def run_table2(out_dir, data_dir=None, quick=False, seed=0, progress=None, **ext
                      paper=PAPER["zhuang-table2"], quick_per_combination=60, **extra)
 
 
-@reproduction("zhuang-table3", "Zhuang & Chang", "UCI Adult: gender utility, income privacy, K=1")
 def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None, **extra) -> dict:
     X, inc, sex = load_adult(data_dir)
     return run_table("zhuang-table3", X, sex, inc, k=1, per_combination=750, out_dir=out_dir, quick=quick, seed=seed,
@@ -284,8 +281,6 @@ def run_table3(out_dir, data_dir=None, quick=False, seed=0, progress=None, **ext
                      paper=PAPER["zhuang-table3"], quick_per_combination=60, **extra)
 
 
-@reproduction("zhuang-table", "Zhuang & Chang", "the Tables I-III protocol on any table: --data --schema "
-              "--utility-label --privacy-label --k --per-combination")
 def run_generic(out_dir, data_dir=None, quick=False, seed=0, progress=None, data=None, schema=None,
                 utility_label=None, privacy_label=None, k=None, per_combination=None, **extra) -> dict:
     if not (data and schema and utility_label and privacy_label):
