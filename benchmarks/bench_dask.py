@@ -113,10 +113,14 @@ def child(spec: dict) -> dict:
         info["wall_s"] = time.perf_counter() - t0
         info["cpu_s"] = _cpu_s() - c0
     else:
+        import dask
         from distributed import Client, LocalCluster, get_task_stream
 
-        with LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
-                          dashboard_address=":0", memory_limit=0) as cluster, Client(cluster) as client:
+        info["worker_env"] = spec.get("worker_env") or {}
+        pre_spawn = {**dask.config.get("distributed.nanny.pre-spawn-environ"), **info["worker_env"]}
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": pre_spawn}), \
+                LocalCluster(n_workers=spec["workers"], threads_per_worker=1, processes=True,
+                             dashboard_address=":0", memory_limit=0) as cluster, Client(cluster) as client:
             client.run(_warm_up)  # a long-lived cluster has the package imported; time the release, not imports
             cpu0 = client.run(_cpu_s)
             t0, c0 = time.perf_counter(), _cpu_s()
@@ -187,6 +191,9 @@ def main(argv=None):
     ap.add_argument("--mechanism", action="append", help="mechanism to release with (repeatable; "
                     "default gauss-copula and gauss-pca), each on every engine")
     ap.add_argument("--repeat", type=int, default=1, help="repetitions of the whole set of runs")
+    ap.add_argument("--worker-env", action="append", default=[], metavar="NAME=VALUE",
+                    help="environment variable set before each Dask worker starts (repeatable), e.g. "
+                    "MALLOC_MMAP_THRESHOLD_=67108864")
     ap.add_argument("--local", action=argparse.BooleanOptionalAction, default=True,
                     help="include the streamed local engine (--no-local: the Dask runs only)")
     ap.add_argument("--data", help="dataset folder (with schema.yaml) to use, generated there if absent")
@@ -203,7 +210,7 @@ def main(argv=None):
         schema = data / "schema.yaml" if exists else generate(data, args.rows, args.cols, args.files)
         gen_s = time.perf_counter() - t0
         base = {"input": str(data), "schema": str(schema), "tmp": tmp, "chunk_rows": args.chunk_rows,
-                "n_synthetic": args.n_synthetic}
+                "n_synthetic": args.n_synthetic, "worker_env": dict(e.split("=", 1) for e in args.worker_env)}
         mechanisms = args.mechanism or ["gauss-copula", "gauss-pca"]
         results = []
         for rep in range(args.repeat):
