@@ -17,7 +17,8 @@ memory (``VmHWM``) of the release process and of each Dask worker, the summed co
 the per-partition map tasks and of the partition reads (and the mean per task), the machine's
 load average before and after the run, and the pickled size of one partition's moment
 statistics (what travels per partition and per tree merge). Every run is a separate
-subprocess so its peak memory is its own; ``--repeat`` repeats the whole set.
+subprocess so its peak memory is its own; ``--repeat`` repeats the whole set; ``--worker-env``
+sets variables in the workers' environment before they start (e.g. the allocator's thresholds).
 
 Usage::
 
