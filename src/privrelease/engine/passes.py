@@ -138,8 +138,11 @@ class DaskPasses:
         offsets = [None] * len(self.frames)
         if indexed:
             offsets = [int(o) for o in np.concatenate([[0], np.cumsum(self.lengths)[:-1]])]
-        mapped = [dask.delayed(partial(_map_partition, record_map=self.record_map, fn=fn, merge=merge, offset=o))(d)
-                  for d, o in zip(self.frames, offsets)]
+        # the map and the record map are graph nodes of their own, shipped once to a worker and
+        # shared by every partition's task (a fitted map, e.g. a copula transform, is ~120 KB pickled:
+        # embedded in each task it would cross the scheduler once per partition)
+        rmap, fn_ = dask.delayed(self.record_map, traverse=False), dask.delayed(fn, traverse=False)
+        mapped = [dask.delayed(_map_partition)(d, rmap, fn_, merge, o) for d, o in zip(self.frames, offsets)]
         root = tree_reduce(mapped, partial(_merge_mapped, merge=merge))
         out = None if root is None else self.compute(root)
         value, n, counts, lengths = out if out is not None else (None, 0, {}, [])
