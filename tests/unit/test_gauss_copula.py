@@ -179,3 +179,25 @@ def test_noisy_all_numeric_table_gives_the_whole_budget_to_the_mixture():
     assert m.rho_split_["marginals"] == 0.0 and m.mixture_.rho_ == pytest.approx(m.rho_)
     Xs, ys = m.sample(100)
     assert Xs.shape == (100, 60) and Xs.min() >= 0 and Xs.max() <= 1
+
+
+@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4), (True, None, 5)])
+def test_passes_over_the_input(labelled, declared, reads):
+    """An unlabelled table is read three times (cells, then the mixture's centre and moments), not four:
+    the number of classes is looked for only when there are labels and none is declared (then the cells
+    are counted again per class). With labels: + the within-class pass."""
+    from privrelease.engine.passes import ChunkPasses
+
+    df, schema = _mixed(600)
+    enc = Encoder(schema, [c for c in schema.names if c != "label"])
+    X, y = enc.encode(df).X, (Encoder(schema).encode_labels(df) if labelled else None)
+    calls = []
+
+    def chunks():
+        calls.append(1)
+        return iter([(X[:300], None if y is None else y[:300]), (X[300:], None if y is None else y[300:])])
+
+    m = GaussCopula(1.0, domain=enc.domain, rng=0, n_classes=declared, **GaussCopula.schema_params(enc, None))
+    m.fit_executor(ChunkPasses(chunks))
+    assert len(calls) == reads and m.n_ == 600 and m.labelled_ == labelled
+    assert (m.n_classes_ == 2) if labelled else (m.n_classes_ == 1)

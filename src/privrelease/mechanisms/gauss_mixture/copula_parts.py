@@ -19,6 +19,7 @@ from scipy.special import ndtri
 
 from ...dp.calibration import calibrate_rho, epsilon_for
 from ...dp.rounding import largest_remainder
+from ...engine.passes import add
 from ...errors import InputDataError
 from ...noise.counter import counter_uniforms
 
@@ -253,10 +254,12 @@ def check_labels(y, rows: int, n_classes: int | None) -> np.ndarray:
 class CellCounter:
     """Pass 1 of one chunk: the counts of every column's public cells, per label class.
 
-    ``fn(X, y) -> (records, labelled records, counts, label counts)``: ``counts`` holds one
-    ``(groups, cells)`` array per numeric column (its :class:`NumericCells`), then per
+    ``fn(X, y) -> (records, labelled records, counts, label counts, classes seen)``: ``counts``
+    holds one ``(groups, cells)`` array per numeric column (its :class:`NumericCells`), then per
     categorical block (its levels); ``groups`` is the number of classes when it is above 1
-    (an unlabelled chunk counts in group 0), else 1. Mergeable by addition.
+    (an unlabelled chunk counts in group 0), else 1. Label counts need a declared
+    ``n_classes`` (else None); ``classes seen`` is the largest label code + 1 (0 without labels).
+    Merged by :func:`merge_cell_counts`.
     """
 
     p: int
@@ -274,14 +277,22 @@ class CellCounter:
         G, rows = self.groups, X.shape[0]
         g = np.zeros(rows, dtype=np.int64)
         label = None
+        seen = 0
         if y is not None:
             y = check_labels(y, rows, self.n_classes)
             g = y if G > 1 else g
-            label = np.bincount(y, minlength=self.n_classes or 1)[None, :].astype(np.float64)
+            seen = int(y.max()) + 1 if rows else 0
+            if self.n_classes is not None:
+                label = np.bincount(y, minlength=self.n_classes)[None, :].astype(np.float64)
         cols = [(c.index(X[:, j]), c.n_cells) for j, c in zip(self.numeric, self.cells)]
         cols += [(np.argmax(X[:, a:e], axis=1), e - a) for a, e in self.blocks]
         counts = tuple(np.bincount(g * K + k, minlength=G * K).reshape(G, K).astype(np.float64) for k, K in cols)
-        return rows, (rows if y is not None else 0), counts, label
+        return rows, (rows if y is not None else 0), counts, label, seen
+
+
+def merge_cell_counts(a, b):
+    """Merge two :class:`CellCounter` values: sums, and the larger number of classes seen."""
+    return (a[0] + b[0], a[1] + b[1], add(a[2], b[2]), add(a[3], b[3]), max(a[4], b[4]))
 
 
 @dataclass(frozen=True)

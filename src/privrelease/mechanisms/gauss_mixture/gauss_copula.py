@@ -30,9 +30,9 @@ from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES,
 from .copula_parts import (CELL_SIGMAS, DEFAULT_BINS, DEFAULT_MARGINAL_SHARE, DEFAULT_MAX_INTEGER_CELLS,
                            DEFAULT_THRESHOLD, FINE_BINS, LATENT_BOUND, MIN_BINS, MIN_COPULA_BINS, CellCounter,
                            CopulaTransform, LatentPasses, NumericCells, auto_bins, cumulative_masses, denoise,
-                           histogram_sensitivity, marginals_from_noisy, project_to_simplex, quota_assign,
-                           rank_match, split_budget)
-from .gauss_pca import GaussPCA, _label_count_map
+                           histogram_sensitivity, marginals_from_noisy, merge_cell_counts, project_to_simplex,
+                           quota_assign, rank_match, split_budget)
+from .gauss_pca import GaussPCA
 
 __all__ = ["GaussCopula", "NumericCells", "CellCounter", "CopulaTransform", "histogram_sensitivity", "auto_bins",
            "denoise", "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BINS",
@@ -348,15 +348,19 @@ class GaussCopula(SyntheticMechanism):
         eps, delta = self._setup(p)
         self._eps_delta = (eps, delta)
         self.notes_ = []
-        dom = self.domain_
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
-        if C is None:
-            C = self._classes_from_labels(passes)
+        counter, out = self._count_cells(passes, C)
+        n, n_labelled, counts, label_counts, seen = out
+        if n_labelled and C is None:
+            # Without a declared number of classes the largest code is read from the data and the
+            # cells are counted again per class; the release always declares it (the schema's
+            # levels), so this extra pass is only for direct use with labels.
+            C = seen
+            self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
+                               "(not private)")
+            counter, out = self._count_cells(passes, C)
+            n, n_labelled, counts, label_counts, seen = out
         self._n_classes = C
-        counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_),
-                              blocks=tuple(dom.blocks), n_classes=C)
-        out = passes.run(counter)
-        n, n_labelled, counts, label_counts = out if out is not None else (0, 0, (), None)
         if n == 0:
             raise InputDataError("the input has no records")
         if 0 < n_labelled < n:
@@ -432,14 +436,13 @@ class GaussCopula(SyntheticMechanism):
         return counts
 
 
-    def _classes_from_labels(self, passes) -> int | None:
-        # Without a declared number of classes the largest code is read from the data; the
-        # release always passes the schema's level count, so this is only for direct use.
-        k = passes.run(_label_count_map, merge=max) or 0
-        if k == 0:
-            return None
-        self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
-        return k
+    def _count_cells(self, passes, n_classes):
+        """One pass of :class:`CellCounter` (per class when ``n_classes`` is known)."""
+        dom = self.domain_
+        counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_),
+                              blocks=tuple(dom.blocks), n_classes=n_classes)
+        out = passes.run(counter, merge=merge_cell_counts)
+        return counter, (out if out is not None else (0, 0, (), None, 0))
 
     def fit_stats(self, stats):
         """Not available: the copula needs its marginal pass before the mixture's statistics exist,
