@@ -32,10 +32,15 @@ def _splitmix64(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def counter_uniforms(key: int, stream: int, start: int, count: int) -> np.ndarray:
-    """Uniforms in ``[0, 1)`` of records ``start, ..., start + count - 1`` for ``(key, stream)``."""
+def counter_uniforms_at(key: int, stream: int, index) -> np.ndarray:
+    """Uniforms in ``[0, 1)`` of the records at global positions ``index`` for ``(key, stream)``."""
     with np.errstate(over="ignore"):
-        idx = np.arange(int(start) + 1, int(start) + int(count) + 1, dtype=np.uint64)
+        idx = np.asarray(index, dtype=np.uint64) + np.uint64(1)
         base = np.uint64(int(key) % 2**64) + _MIX * np.uint64(int(stream) % 2**64)
         x = _splitmix64(base + _GOLDEN * idx)
     return (x >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
+
+
+def counter_uniforms(key: int, stream: int, start: int, count: int) -> np.ndarray:
+    """Uniforms in ``[0, 1)`` of records ``start, ..., start + count - 1`` for ``(key, stream)``."""
+    return counter_uniforms_at(key, stream, np.arange(int(start), int(start) + int(count), dtype=np.uint64))

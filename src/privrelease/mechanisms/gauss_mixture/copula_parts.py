@@ -21,7 +21,7 @@ from ...dp.calibration import calibrate_rho, epsilon_for
 from ...dp.rounding import largest_remainder
 from ...engine.passes import add
 from ...errors import InputDataError
-from ...noise.counter import counter_uniforms
+from ...noise.counter import counter_uniforms_at
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
@@ -168,20 +168,23 @@ class NumericCells:
             self.hi = np.concatenate([[0.0], edges[1:], [1.0]])
         # an integer column off the grid: a value equals a bound when within half a step of it
         self.tol = 0.5 / self.steps if self.steps > 0 else 1e-12
+        width = self.hi - self.lo
+        self._inside = (width > 0).astype(np.float64)  # 0 in an atom
+        self._width = np.where(width > 0, width, 1.0)
 
     def index(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
         if self.grid:
             return np.clip(np.rint(x * self.steps), 0, self.steps).astype(np.int64)
-        k = 1 + np.minimum(np.floor(x * self.bins), self.bins - 1).astype(np.int64)
+        k = np.minimum(x * self.bins, self.bins - 1).astype(np.int64)  # floor: x >= 0
+        k += 1
         k[x < self.tol] = 0
         k[x > 1.0 - self.tol] = self.n_cells - 1
         return k
 
     def position(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
         """Where x sits inside its cell, in [0, 1] (atoms: undefined, returns 0)."""
-        w = self.hi[k] - self.lo[k]
-        return np.where(w > 0, np.clip((x - self.lo[k]) / np.where(w > 0, w, 1.0), 0.0, 1.0), 0.0)
+        return np.clip((x - self.lo[k]) / self._width[k], 0.0, 1.0) * self._inside[k]
 
 
 def rank_match(z: np.ndarray, cells: NumericCells, F: np.ndarray, masses: np.ndarray, nonempty: np.ndarray,
@@ -317,13 +320,15 @@ class CopulaTransform:
     def __call__(self, X, y, row_offset: int) -> np.ndarray:
         X = check_encoded(X, self.p)
         Z = X.copy()
-        g = np.asarray(y, dtype=np.int64) if (self.grouped and y is not None) else np.zeros(X.shape[0], np.int64)
+        g = np.asarray(y, dtype=np.int64) if (self.grouped and y is not None) else None
         for j, (col, cells) in enumerate(zip(self.numeric, self.cells)):
             x = X[:, col]
             k = cells.index(x)
-            jitter = counter_uniforms(self.key, j, row_offset, x.size)
-            a = np.where(cells.atom[k], jitter, cells.position(x, k))
-            u = np.clip(self.cdf[j][g, k] + a * self.masses[j][g, k], 1e-12, 1.0 - 1e-12)
+            a = cells.position(x, k)
+            atoms = np.flatnonzero(cells.atom[k])  # inside an atom: the record's own uniform
+            a[atoms] = counter_uniforms_at(self.key, j, row_offset + atoms)
+            F, m = (self.cdf[j][0][k], self.masses[j][0][k]) if g is None else (self.cdf[j][g, k], self.masses[j][g, k])
+            u = np.clip(F + a * m, 1e-12, 1.0 - 1e-12)
             z = np.clip(ndtri(u), -LATENT_BOUND, LATENT_BOUND)
             Z[:, col] = (z + LATENT_BOUND) / (2.0 * LATENT_BOUND)
         return Z
