@@ -2,7 +2,7 @@
 
 A mechanism that needs per-record randomness in a map that runs on chunks (locally) or on
 partitions (Dask workers) cannot draw it from a generator advanced chunk by chunk: the
-draws would depend on how the input is cut. :func:`counter_uniforms` instead hashes the
+draws would depend on how the input is cut. :func:`counter_uniforms_at` instead hashes the
 record's global index with a key (drawn once per release from the mechanism's random
 source) and a stream number (e.g. the column), so record ``i`` gets the same value on every
 engine and in every pass.
@@ -39,8 +39,3 @@ def counter_uniforms_at(key: int, stream: int, index) -> np.ndarray:
         base = np.uint64(int(key) % 2**64) + _MIX * np.uint64(int(stream) % 2**64)
         x = _splitmix64(base + _GOLDEN * idx)
     return (x >> np.uint64(11)).astype(np.float64) * (1.0 / 2**53)
-
-
-def counter_uniforms(key: int, stream: int, start: int, count: int) -> np.ndarray:
-    """Uniforms in ``[0, 1)`` of records ``start, ..., start + count - 1`` for ``(key, stream)``."""
-    return counter_uniforms_at(key, stream, np.arange(int(start), int(start) + int(count), dtype=np.uint64))

@@ -304,7 +304,7 @@ class CopulaTransform:
     normal score, clipped to ``[-LATENT_BOUND, LATENT_BOUND]`` and scaled to [0, 1]; categorical
     blocks unchanged. Post-processing of the released marginals applied to each record alone.
 
-    Inside an atom the record's position is a uniform from :func:`counter_uniforms` keyed by
+    Inside an atom the record's position is a uniform from :func:`counter_uniforms_at` keyed by
     ``key`` (drawn once per release), the column and the record's global index, so the same
     record gets the same latent row in every pass and on every engine.
     """
@@ -318,7 +318,10 @@ class CopulaTransform:
     key: int
 
     def __call__(self, X, y, row_offset: int) -> np.ndarray:
-        X = check_encoded(X, self.p)
+        # the chunk was checked by the cell-count pass; the mixture's maps check the latent rows
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.p:
+            raise InputDataError(f"X must be a 2-d encoded matrix with {self.p} columns")
         Z = X.copy()
         g = np.asarray(y, dtype=np.int64) if (self.grouped and y is not None) else None
         for j, (col, cells) in enumerate(zip(self.numeric, self.cells)):
@@ -346,7 +349,6 @@ class LatentPasses:
     def __init__(self, inner, transform: CopulaTransform):
         self.inner, self.transform = inner, transform
 
-    def run(self, fn, merge=None, indexed: bool = False):
-        kw = {} if merge is None else {"merge": merge}
-        return self.inner.run(partial(_latent_map, transform=self.transform, fn=fn, indexed=indexed),
-                              indexed=True, **kw)
+    def run(self, fn, merge=add, indexed: bool = False):
+        return self.inner.run(partial(_latent_map, transform=self.transform, fn=fn, indexed=indexed), merge,
+                              indexed=True)

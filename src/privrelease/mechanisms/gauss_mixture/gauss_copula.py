@@ -121,7 +121,7 @@ class GaussCopula(SyntheticMechanism):
        record alone). A numeric value in cell k of released left mass ``F_k`` and mass
        ``m_k`` goes to ``u = F_k + a m_k``, with ``a`` its relative position inside an
        interval cell, or uniform on [0, 1) inside an atom (jitter keyed by a seed drawn
-       once, the column and the record's global index, :func:`~privrelease.noise.counter.counter_uniforms`,
+       once, the column and the record's global index, :func:`~privrelease.noise.counter.counter_uniforms_at`,
        so that every pass and every engine sees the same latent row); ``z = Phi^{-1}(u)`` clipped to
        ``[-L, L]`` and scaled to [0, 1] (with ``by_label``, through its class's marginal).
        Categorical blocks are kept one-hot. The
@@ -349,17 +349,16 @@ class GaussCopula(SyntheticMechanism):
         self._eps_delta = (eps, delta)
         self.notes_ = []
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
-        counter, out = self._count_cells(passes, C)
-        n, n_labelled, counts, label_counts, seen = out
-        if n_labelled and C is None:
+        out = self._count_cells(passes, C)
+        if out[1] and C is None:
             # Without a declared number of classes the largest code is read from the data and the
             # cells are counted again per class; the release always declares it (the schema's
             # levels), so this extra pass is only for direct use with labels.
-            C = seen
+            C = out[4]
             self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
                                "(not private)")
-            counter, out = self._count_cells(passes, C)
-            n, n_labelled, counts, label_counts, seen = out
+            out = self._count_cells(passes, C)
+        n, n_labelled, counts, label_counts, _ = out
         self._n_classes = C
         if n == 0:
             raise InputDataError("the input has no records")
@@ -367,7 +366,7 @@ class GaussCopula(SyntheticMechanism):
             raise InputDataError("some chunks have labels and others not")
         self.n_ = int(n)
         self.labelled_ = labelled = n_labelled > 0
-        self.groups_ = counter.groups if labelled else 1  # counted per class; grouped after the pass
+        self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
         eps_mix = self._calibrate(eps, delta, float(self.marginal_share) if counts else 0.0)
@@ -442,7 +441,7 @@ class GaussCopula(SyntheticMechanism):
         counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_),
                               blocks=tuple(dom.blocks), n_classes=n_classes)
         out = passes.run(counter, merge=merge_cell_counts)
-        return counter, (out if out is not None else (0, 0, (), None, 0))
+        return out if out is not None else (0, 0, (), None, 0)
 
     def fit_stats(self, stats):
         """Not available: the copula needs its marginal pass before the mixture's statistics exist,
