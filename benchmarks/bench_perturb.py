@@ -37,7 +37,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--json", action="store_true", help="print the result as JSON")
     args = ap.parse_args(argv)
 
-    from privrelease.evaluation.inference_attack import balanced_sample
+    from privrelease.audit.inference_attack import balanced_sample
     from privrelease.experiments.zhuang import load_hapt
     from privrelease.mechanisms.projections.mmd import JUPAMMDPerturbation
 

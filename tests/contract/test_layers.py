@@ -23,7 +23,7 @@ LAYERS = [
     {"dp", "accounting", "engine.stats", "engine.preprocess", "engine.record_map", "engine.passes"},
     {"mechanisms"},
     {"engine", "release"},
-    {"evaluation", "synthesizer"},
+    {"evaluation", "audit", "synthesizer"},
     {"experiments"},
     {"cli"},
 ]

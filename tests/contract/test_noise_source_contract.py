@@ -1,8 +1,8 @@
 """Every DP mechanism draws its noise through the source API, so audits can reach each draw.
 
 The per-statistic audits (tests/statistical/test_draw_audits_*.py, docs/audits.md) record a
-mechanism's noise transcript (:class:`~privrelease.evaluation.audit.TranscriptSource`) and
-build mutants by halving one draw (:class:`~privrelease.evaluation.audit.HalvedNoiseSource`).
+mechanism's noise transcript (:class:`~privrelease.audit.TranscriptSource`) and
+build mutants by halving one draw (:class:`~privrelease.audit.HalvedNoiseSource`).
 These checks hold for every registered (epsilon, delta)- or epsilon-DP mechanism: its fit
 (and, for row-aligned output, its transform) makes noise draws through the source, and
 halving draw k changes draw k's noise scale (or Gumbel draws) by exactly one half while the
@@ -12,7 +12,7 @@ draws before it are unchanged.
 import numpy as np
 import pytest
 
-from privrelease.evaluation.audit import HalvedNoiseSource, TranscriptSource
+from privrelease.audit import HalvedNoiseSource, TranscriptSource
 from privrelease.mechanisms import list_mechanisms
 from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
 from privrelease.release import build_mechanism, encoders

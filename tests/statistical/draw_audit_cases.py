@@ -3,10 +3,10 @@
 A :class:`DrawCase` names a mechanism, the statistic it noises (a name of the fitted
 ``noise_scales_`` or an index in the noise transcript), a fit function ``fit(data, source)``
 and a neighbouring pair built so that the statistic's query moves by its sensitivity given
-the earlier releases. :func:`privrelease.evaluation.audit.audit_draw` captures the query on
+the earlier releases. :func:`privrelease.audit.audit_draw` captures the query on
 both datasets once and redraws only the noise, so hundreds of thousands of trials cost a
 fraction of a second; the mutant is the same draw with half the noise
-(:class:`~privrelease.evaluation.audit.HalvedNoiseSource`).
+(:class:`~privrelease.audit.HalvedNoiseSource`).
 
 ``python tests/statistical/draw_audit_cases.py`` prints the measured rows of docs/audits.md.
 """
@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import pytest
 
-from privrelease.evaluation.audit import DrawAudit, audit_draw
+from privrelease.audit import DrawAudit, audit_draw
 
 CI_TRIALS = 200_000
 FULL_TRIALS = 2_000_000

@@ -1,6 +1,6 @@
 """Shared helpers for the PCA-Gauss family privacy audits.
 
-Uses :func:`privrelease.evaluation.audit.audit_epsilon` when present; otherwise a minimal
+Uses :func:`privrelease.audit.audit_epsilon` when present; otherwise a minimal
 Clopper-Pearson audit with a fixed event (same formula, user event only).
 """
 
@@ -11,10 +11,10 @@ import math
 import numpy as np
 from scipy.stats import beta as _beta
 
-from privrelease.evaluation.audit import HalvedNoiseSource
+from privrelease.audit import HalvedNoiseSource
 
 try:  # pragma: no cover - depends on which foundation modules are present
-    from privrelease.evaluation.audit import audit_epsilon as _audit
+    from privrelease.audit import audit_epsilon as _audit
 except ImportError:  # pragma: no cover
     _audit = None
 

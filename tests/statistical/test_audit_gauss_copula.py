@@ -25,7 +25,7 @@ import pytest
 
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
 from privrelease.engine.passes import ChunkPasses
-from privrelease.evaluation.audit import audit_epsilon
+from privrelease.audit import audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
 
 from test_audit_gauss_pca import RecordingSource

@@ -17,7 +17,7 @@ Worst-case neighbours come from the sensitivity derivations in the mechanism's d
 
 Each test asserts the audit's lower bound stays at or below the claimed epsilon for the real
 mechanism and exceeds it for a mutant whose noise is halved: the mechanism runs on a
-:class:`~privrelease.evaluation.audit.HalvedNoiseSource` that halves that release's draw, so
+:class:`~privrelease.audit.HalvedNoiseSource` that halves that release's draw, so
 nothing of the mechanism is patched.
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
-from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
+from privrelease.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
 from privrelease.noise.samplers import RandomSource, SeededSource
 

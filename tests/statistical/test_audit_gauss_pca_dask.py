@@ -29,7 +29,7 @@ pytest.importorskip("distributed", reason="dask[distributed] is an optional extr
 import privrelease.mechanisms.gauss_mixture.gauss_pca as gp  # noqa: E402
 from privrelease.engine import RecordMap, SufficientStats  # noqa: E402
 from privrelease.engine.passes import DaskPasses  # noqa: E402
-from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon  # noqa: E402
+from privrelease.audit import HalvedNoiseSource, audit_epsilon  # noqa: E402
 from privrelease.schema import Encoder, Schema  # noqa: E402
 from test_audit_gauss_pca import (BASIS_DRAW, N_BASIS, Q, R, RecordingSource, _split, basis_event,  # noqa: E402
                                   basis_pair, centre_event, centre_pair)

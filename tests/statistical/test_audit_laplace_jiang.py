@@ -21,7 +21,7 @@ docstrings:
 
 Each test asserts the audit's lower bound stays at or below the claimed epsilon for
 the real mechanism, and exceeds it for a mutant whose noise scale is halved: the mechanism
-runs on a :class:`~privrelease.evaluation.audit.HalvedNoiseSource` (each audited call makes
+runs on a :class:`~privrelease.audit.HalvedNoiseSource` (each audited call makes
 one noise draw, the audited statistic's), so nothing of the mechanism is patched.
 """
 
@@ -35,7 +35,7 @@ import pytest
 
 import privrelease.mechanisms.jiang.pca as jiang_module
 from privrelease.engine import SufficientStats
-from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
+from privrelease.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.linalg import upper
 from privrelease.mechanisms import JiangPCA, LaplaceIdentity
 from privrelease.noise import make_source

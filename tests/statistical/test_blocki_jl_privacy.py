@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from privrelease.evaluation.audit import audit_epsilon
+from privrelease.audit import audit_epsilon
 from privrelease.mechanisms.baselines import blocki_jl as B
 
 EPS = 1.0

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from privrelease.evaluation.audit import audit_epsilon
+from privrelease.audit import audit_epsilon
 from privrelease.evaluation.distributional import _sample_S, audit_pair, example_iii6_pair, log_likelihood_ratio
 from privrelease.mechanisms.compression.mechanism import Compression
 from privrelease.mechanisms.compression.bounds import compressed_covariance, normalized_covariance

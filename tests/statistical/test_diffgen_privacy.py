@@ -13,7 +13,7 @@ import pytest
 from privrelease.mechanisms.baselines.diffgen import DiffGen
 from privrelease.schema.encoding import EncodedDomain
 
-from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
+from privrelease.audit import HalvedNoiseSource, audit_epsilon
 
 EPS = 1.0
 DOM = EncodedDomain(p=2, numeric=(), blocks=((0, 2),))

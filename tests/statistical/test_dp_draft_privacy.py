@@ -21,7 +21,7 @@ import pytest
 
 import privrelease.dp.partition as part
 import privrelease.dp.quantiles as quant
-from privrelease.evaluation.audit import audit_epsilon
+from privrelease.audit import audit_epsilon
 from privrelease.noise import make_source
 
 EPS = 2.0

@@ -28,7 +28,7 @@ import pytest
 import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
 from privrelease.engine import SufficientStats
 from privrelease.errors import PrivReleaseError
-from privrelease.evaluation.audit import audit_draw
+from privrelease.audit import audit_draw
 from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
 
 TRIALS = 200_000

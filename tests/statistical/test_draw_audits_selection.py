@@ -2,7 +2,7 @@
 
 A selection's "halved noise" mutant is the selection run at twice its epsilon: the mutant
 source multiplies that Gumbel draw by one half (``argmax(a + G/2) = argmax(2a + G)``), through
-:class:`~privrelease.evaluation.audit.HalvedNoiseSource`, so nothing of the mechanism is
+:class:`~privrelease.audit.HalvedNoiseSource`, so nothing of the mechanism is
 patched. The exponential mechanism's analysis keeps a factor 2 of slack (the normaliser may
 move against the selected score); on these pairs the normalisers are equal, so the real
 mechanism realises epsilon/2 exactly, the 2x-epsilon mutant realises epsilon (caught against
@@ -20,7 +20,7 @@ mutant realises 2 epsilon and is caught against the claim.
 * gauss-pca dimension selection (``n_components="select"`` over the grid (1, 2)): two numeric
   columns, 199 records at (0.5, 0.5), the record at (0.8, 0.5) in d0 and (0.5, 0.8) in d1 (public
   clip radius R = 0.2: z = R e1 or R e2). The earlier releases (centre, sums, basis) are fixed
-  at their exact values on d0 (:func:`~privrelease.evaluation.audit.exact_prefix`): V = (e1, e2),
+  at their exact values on d0 (:func:`~privrelease.audit.exact_prefix`): V = (e1, e2),
   so the captured energy of P = 1 moves from R^2 to 0 (the utility's sensitivity) while P = 2
   keeps R^2; each run replays them and stops after the selection. The audit compares with the
   selection's own epsilon (``selection_["epsilon"]`` = sqrt(8 rho_sel), 1.05 here: total epsilon
@@ -50,7 +50,7 @@ import pytest
 
 from draw_audit_cases import DrawCase, case_tests
 import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
-from privrelease.evaluation.audit import HalvedNoiseSource, StopAtDraw, TranscriptSource, audit_epsilon, exact_prefix
+from privrelease.audit import HalvedNoiseSource, StopAtDraw, TranscriptSource, audit_epsilon, exact_prefix
 from privrelease.mechanisms import baselines as B
 from privrelease.mechanisms.baselines.diffgen import DiffGen
 from privrelease.mechanisms.baselines.exponential import ExponentialRecords

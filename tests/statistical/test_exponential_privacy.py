@@ -12,13 +12,13 @@ runs are one transform of k copies of the record.
 * a quarter-temperature mutant realises 2 epsilon and is caught against the claim.
 
 The mutants scale the mechanism's Gumbel draw through
-:class:`~privrelease.evaluation.audit.HalvedNoiseSource` (``argmax(a + G f) = argmax(a / f + G)``).
+:class:`~privrelease.audit.HalvedNoiseSource` (``argmax(a + G f) = argmax(a / f + G)``).
 """
 
 import numpy as np
 import pytest
 
-from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
+from privrelease.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.mechanisms.baselines.exponential import ExponentialRecords
 
 EPS = 1.0

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from privrelease.datasets import shared_datasets_dir
-from privrelease.evaluation.audit import audit_epsilon
-from privrelease.evaluation.inference_attack import Method, evaluate
+from privrelease.audit import audit_epsilon
+from privrelease.audit.inference_attack import Method, evaluate
 from privrelease.mechanisms.projections.mmd import JUPAMMDPerturbation, MMDPerturbation
 
 

@@ -12,7 +12,7 @@ With budget shares (0.45, 0.45, 0.10) these neighbours realise a privacy loss of
 import numpy as np
 import pytest
 
-from privrelease.evaluation.audit import HalvedNoiseSource, audit_epsilon
+from privrelease.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.mechanisms.jiang.lda import JiangLDA
 from privrelease.schema.encoding import EncodedDomain
 

@@ -1,4 +1,4 @@
-"""Unit tests of the privacy audit (privrelease.evaluation.audit)."""
+"""Unit tests of the privacy audit (privrelease.audit)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from privrelease.errors import ParameterError
-from privrelease.evaluation.audit import AuditResult, audit_epsilon, clopper_pearson
+from privrelease.audit import AuditResult, audit_epsilon, clopper_pearson
 
 
 def laplace_batch(eps, sens=1.0):
@@ -164,7 +164,7 @@ def test_shape_mismatch_between_datasets_raises():
 
 # ---- noise transcripts, replay and halved-noise mutants --------------------------------
 
-from privrelease.evaluation.audit import (  # noqa: E402
+from privrelease.audit import (  # noqa: E402
     HalvedNoiseSource,
     TranscriptSource,
     audit_draw,

@@ -172,7 +172,7 @@ def test_registered_owner_side_mechanism():
 
 def test_majority_share_detects_a_constant_attacker():
     """A constant attacker scores exactly chance on balanced cells; the diagnostic shows it as 1.0."""
-    from privrelease.evaluation.inference_attack import _majority_share
+    from privrelease.audit.inference_attack import _majority_share
 
     assert _majority_share(np.array(["m"] * 10)) == 1.0
     assert _majority_share(np.array([0, 1, 0, 1])) == 0.5

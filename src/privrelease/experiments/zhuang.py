@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..datasets import require_dataset, shared_datasets_dir
 from ..errors import InputDataError, ParameterError
-from ..evaluation.inference_attack import FAST_GRID, evaluate, table_methods
+from ..audit.inference_attack import FAST_GRID, evaluate, table_methods
 from ..io.tables import atomic_write
 from ..mechanisms.projections.mmd import UPDATE_RULES
 from .registry import pyplot, save_figure, write_json

@@ -26,7 +26,11 @@ ROLES = (None, "feature", "label", "target")
 class NumericColumn:
     """A numeric column with public bounds ``lower <= value <= upper``.
 
-    ``integer=True`` rounds decoded values to whole numbers.
+    ``integer=True`` rounds decoded values to whole numbers (the same as ``step=1``).
+    ``step`` is the public precision at which the column is recorded (``0.1`` for values
+    written to one decimal): released values are multiples of it. ``missing="allowed"``
+    lets the column hold missing values; mechanisms that can release them treat the
+    missing share as one more released statistic, the others refuse the column.
     ``role="target"`` marks a regression target (kept as its own column by
     supervised mechanisms).
     """
@@ -36,6 +40,8 @@ class NumericColumn:
     upper: float
     integer: bool = False
     role: str | None = None
+    step: float | None = None
+    missing: str | None = None
     kind: str = field(default="numeric", init=False)
 
     def __post_init__(self):
@@ -52,15 +58,36 @@ class NumericColumn:
             raise SchemaError(
                 f"column '{self.name}': role of a numeric column must be 'feature' or 'target', got {self.role!r}"
             )
+        if self.step is not None:
+            st = self.step
+            if isinstance(st, bool) or not isinstance(st, (int, float)) or not math.isfinite(st) or st <= 0:
+                raise SchemaError(f"column '{self.name}': 'step' must be a number > 0, got {st!r}")
+            if self.integer and float(st) != round(st):
+                raise SchemaError(f"column '{self.name}': an integer column's 'step' must be a whole number, got {st!r}")
+        if self.missing not in (None, "allowed"):
+            raise SchemaError(
+                f"column '{self.name}': 'missing' of a numeric column must be 'allowed' (or absent), got {self.missing!r}"
+            )
 
     @property
     def width(self) -> int:
         return 1
 
+    @property
+    def resolution(self) -> float | None:
+        """The public precision of the column's values: ``step``, else 1 for an integer column, else None."""
+        if self.step is not None:
+            return float(self.step)
+        return 1.0 if self.integer else None
+
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"type": "numeric", "lower": self.lower, "upper": self.upper}
         if self.integer:
             d["integer"] = True
+        if self.step is not None:
+            d["step"] = self.step
+        if self.missing is not None:
+            d["missing"] = self.missing
         if self.role not in (None, "feature"):
             d["role"] = self.role
         return d
@@ -124,7 +151,7 @@ class CategoricalColumn:
 Column = NumericColumn | CategoricalColumn
 
 _COLUMN_KEYS = {
-    "numeric": {"type", "lower", "upper", "integer", "role"},
+    "numeric": {"type", "lower", "upper", "integer", "role", "step", "missing"},
     "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
 }
 _TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance"}
@@ -349,6 +376,8 @@ def _column_from_dict(name: str, spec: Any) -> Column:
             upper=spec["upper"],
             integer=bool(spec.get("integer", False)),
             role=role,
+            step=spec.get("step"),
+            missing=spec.get("missing"),
         )
     cats = spec.get("categories")
     if not isinstance(cats, (list, tuple)):

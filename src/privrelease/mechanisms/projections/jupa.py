@@ -14,7 +14,7 @@ unperturbed public data. A mechanism-aware attacker (trained on records perturbe
 the whole mechanism) can do better: a record released unchanged (``t = s``) lies deep
 inside its class, a moved one stops just past the decision boundary. The registered
 mechanism therefore states ``guarantee = "none (empirical)"`` and reports measured
-attack accuracies (see :mod:`privrelease.evaluation.inference_attack`).
+attack accuracies (see :mod:`privrelease.audit.inference_attack`).
 
 Projections (ALGORITHMS.md 5.2; all fitted on public data only, so ``W`` is public):
 

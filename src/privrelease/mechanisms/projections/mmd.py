@@ -231,7 +231,7 @@ class JUPAMMDPerturbation(RowAlignedMechanism):
     whose only secret is the random target class. The paper's Theorem 1 does not hold
     against an attacker who knows the mechanism (ALGORITHMS.md E17); the measured attack
     accuracies (paper's attacker and mechanism-aware attacker) are what this release can
-    report, see :func:`privrelease.evaluation.inference_attack.evaluate`. Nothing about the
+    report, see :func:`privrelease.audit.inference_attack.evaluate`. Nothing about the
     owner's records is used to fit: the projection and the kernel width come from public
     data; the owner's records are only transformed. Everything in ``public_*`` is public.
     """

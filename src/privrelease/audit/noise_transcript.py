@@ -62,7 +62,7 @@ class StopAtDraw(Exception):
 
 
 def _as_source(rng):
-    from ..noise import make_source  # evaluation sits above the noise layer
+    from ..noise import make_source  # audit sits above the noise layer
 
     return make_source(rng)
 

@@ -1,11 +1,13 @@
-"""Empirical privacy audits: the public entry point.
+"""Empirical privacy audits, for a privacy reviewer.
 
-* :mod:`~privrelease.evaluation.epsilon_bound`: :func:`audit_epsilon`, a statistically valid lower
+The custodian-facing fidelity metrics and report live in :mod:`privrelease.evaluation`.
+
+* :mod:`~privrelease.audit.epsilon_bound`: :func:`audit_epsilon`, a statistically valid lower
   bound on a mechanism's epsilon from repeated runs on two neighbouring datasets
   (:class:`AuditResult`, :func:`clopper_pearson`);
-* :mod:`~privrelease.evaluation.noise_transcript`: sources that record, replay and halve a
+* :mod:`~privrelease.audit.noise_transcript`: sources that record, replay and halve a
   mechanism's noise draws (:class:`TranscriptSource`, :class:`HalvedNoiseSource`);
-* :mod:`~privrelease.evaluation.draw_audit`: :func:`audit_draw`, the audit of one noised
+* :mod:`~privrelease.audit.draw_audit`: :func:`audit_draw`, the audit of one noised
   statistic of a mechanism on its captured queries, with its halved-noise mutant.
 """
 
