@@ -33,6 +33,7 @@ from .copula_parts import (CELL_SIGMAS, DEFAULT_BINS, DEFAULT_MARGINAL_SHARE, DE
                            histogram_sensitivity, marginals_from_noisy, merge_cell_counts, project_to_simplex,
                            quota_assign, rank_match, split_budget)
 from .gauss_pca import GaussPCA
+from .pairs import DEFAULT_PAIR_SHARE, accounting_epsilon, plan_pairs, run_pairs, split_budget_with, tilted_sample
 
 __all__ = ["GaussCopula", "NumericCells", "CellCounter", "CopulaTransform", "histogram_sensitivity", "auto_bins",
            "denoise", "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BINS",
@@ -70,6 +71,9 @@ class GaussCopula(SyntheticMechanism):
     threshold : float >= 0, default 0
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`denoise`).
+    pair_rounds, pair_share : "auto" or int >= 0 (default 0: off); float in (0, 1) (default 0.3)
+        The pair stage (:mod:`.pairs`): its rounds ("auto": from the public n and budget) and its
+        share of the total zCDP rho (the rest split as above).
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
@@ -161,6 +165,7 @@ class GaussCopula(SyntheticMechanism):
         "max_integer_cells": [Interval(Integral, 2, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Interval(Real, 0, None, closed="left")],
+        "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")], "pair_share": FRACTION,
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
         "n_classes": N_CLASSES,
         "accounting": [Options("auto", "gaussian", "zcdp")],
@@ -178,8 +183,8 @@ class GaussCopula(SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, bins=DEFAULT_BINS,
                  integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, n_components=None, n_classes=None, accounting="auto", domain=None,
-                 rng=None):
+                 threshold=DEFAULT_THRESHOLD, pair_rounds=0, pair_share=DEFAULT_PAIR_SHARE, n_components=None,
+                 n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
@@ -188,6 +193,7 @@ class GaussCopula(SyntheticMechanism):
         self.max_integer_cells = max_integer_cells
         self.by_label = by_label
         self.threshold = threshold
+        self.pair_rounds, self.pair_share = pair_rounds, pair_share
         self.n_components = n_components
         self.n_classes = n_classes
         self.accounting = accounting
@@ -229,24 +235,27 @@ class GaussCopula(SyntheticMechanism):
         self.cells_ = [NumericCells(s, fine, self.max_integer_cells) for s in steps]
         return eps, delta
 
+    def _mode(self) -> str:
+        return "zcdp" if (self.accounting == "zcdp" or (self.accounting == "auto" and self.source_.secure)) \
+            else "gaussian"
+
     def _calibrate(self, eps: float, delta: float, share: float):
-        mode = self.accounting
-        if mode == "auto":
-            mode = "zcdp" if self.source_.secure else "gaussian"
-        self.accounting_mode_ = mode
+        self.accounting_mode_, self._pair_rho = (mode := self._mode()), {}
         if math.isinf(eps):
             self.rho_ = math.inf
-            self.rho_split_ = {"marginals": math.inf, "mixture": math.inf}
+            self._pair_rho = {} if self.pair_plan_ is None else {"pairs_measure": math.inf, "pairs_select": math.inf}
+            self.rho_split_ = {"marginals": math.inf, "mixture": math.inf, **self._pair_rho}
             return math.inf
-        if share == 0:  # no histogram is released: the mixture gets the whole budget
+        if share == 0 and self.pair_plan_ is None:  # no histogram is released: the mixture gets the whole budget
             self.rho_ = calibrate_rho(eps, delta, mode, 0.0)
             self.rho_split_ = {"marginals": 0.0, "mixture": self.rho_}
             return eps
-        rho, rho_hist, rho_mix, eps_mix = split_budget(eps, delta, mode, float(share))
+        (rho, rho_hist, rho_mix, eps_mix), self._pair_rho = split_budget_with(self.pair_plan_, eps, delta, mode,
+                                                                               float(share) or 1e-9)
         if not (rho_hist > 0 and rho_mix > 0):
             raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
         self.rho_ = rho
-        self.rho_split_ = {"marginals": rho_hist, "mixture": rho_mix}
+        self.rho_split_ = {"marginals": rho_hist, "mixture": rho_mix, **self._pair_rho}
         return eps_mix
 
     # ---- pass 1: histograms ----------------------------------------------------------------
@@ -272,7 +281,6 @@ class GaussCopula(SyntheticMechanism):
 
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
-
 
     # ---- fitting ------------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -308,6 +316,7 @@ class GaussCopula(SyntheticMechanism):
                        accounting=self.accounting_mode_, domain=self.domain_, rng=self.source_)
         mix.fit_executor(LatentPasses(passes, self.copula_transform()))
         self._adopt_mixture(mix)
+        run_pairs(self, passes)  # with pair_rounds > 0: one more pass, the pair stage (see .pairs)
         return self
 
     def copula_transform(self) -> CopulaTransform:
@@ -330,6 +339,7 @@ class GaussCopula(SyntheticMechanism):
         self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
         self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
         self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
+                              **{f"rho_{k}": float(v) for k, v in self._pair_rho.items()},
                               **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
         self.passes_ = 1 + int(mix.passes_)
         eps = float(self.epsilon)
@@ -367,6 +377,8 @@ class GaussCopula(SyntheticMechanism):
         self.n_ = int(n)
         self.labelled_ = labelled = n_labelled > 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
+        self.pair_plan_ = plan_pairs(self.domain_, self.n_, C if labelled else 0, eps, delta, self._mode(),
+                                     self.pair_rounds, float(self.pair_share))
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
         eps_mix = self._calibrate(eps, delta, float(self.marginal_share) if counts else 0.0)
@@ -376,7 +388,6 @@ class GaussCopula(SyntheticMechanism):
             self.sensitivities_, self.noise_scales_ = {}, {}
             self.marginals_, self.label_weights_, self._cdf, self._nonempty = [], None, [], []
         return eps_mix
-
 
     def _choose_cells(self, counts, n, label_counts):
         """Which histograms, groups and interval cells: from public quantities only (n, the
@@ -389,9 +400,8 @@ class GaussCopula(SyntheticMechanism):
         is left (an all-numeric table), the whole budget goes to the mixture.
         """
         eps, delta = self._eps_delta
-        mode = "zcdp" if (self.accounting == "zcdp" or (self.accounting == "auto" and self.source_.secure)) \
-            else "gaussian"
-        rho_h = math.inf if math.isinf(eps) else split_budget(eps, delta, mode, float(self.marginal_share))[1]
+        rho_h = math.inf if math.isinf(eps) else \
+            split_budget_with(self.pair_plan_, eps, delta, self._mode(), float(self.marginal_share))[0][1]
         nm = zcdp_noise_multiplier(rho_h)
         n_feat = len(counts)
         C = self.groups_
@@ -434,7 +444,6 @@ class GaussCopula(SyntheticMechanism):
             counts = counts + [label_counts]
         return counts
 
-
     def _count_cells(self, passes, n_classes):
         """One pass of :class:`CellCounter` (per class when ``n_classes`` is known)."""
         dom = self.domain_
@@ -449,7 +458,6 @@ class GaussCopula(SyntheticMechanism):
         raise ParameterError(f"mechanism '{self.name}' needs a marginal pass before its moments; one pass of "
                              f"statistics cannot fit it: use --engine local")
 
-
     # ---- sampling -----------------------------------------------------------------------------
     def with_source(self, source):
         """A shallow copy drawing from ``source``, its mixture too (every draw of a part from one source)."""
@@ -460,6 +468,10 @@ class GaussCopula(SyntheticMechanism):
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
+        return tilted_sample(self, n) if getattr(self, "pairs_", None) is not None else self._sample_copula(n)
+
+    def _sample_copula(self, n: int):
+        """``n`` records of the copula model (the mixture, rank matching and quotas)."""
         Z, y = self.mixture_.sample(n)
         gen = self.source_.generator
         dom = self.domain_
@@ -499,10 +511,8 @@ class GaussCopula(SyntheticMechanism):
             "n_treated_as_public": True,
         }
         if math.isfinite(self.rho_):
-            d["epsilon_check_dp_accounting"] = epsilon_for(self.rho_split_["marginals"] + self.mixture_.rho_,
-                                                           float(self.delta), self.accounting_mode_)
+            d["epsilon_check_dp_accounting"] = accounting_epsilon(self)
             d["epsilon_target"] = float(self.epsilon)
             d["delta"] = float(self.delta)
         return d
-
 
