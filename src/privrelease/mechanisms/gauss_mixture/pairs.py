@@ -194,20 +194,30 @@ def accounting_epsilon(mech) -> float:
     return epsilon_for(gauss, delta, mode, math.sqrt(8.0 * pr["pairs_select"] / T), T)
 
 
+def pool_codes(mech, X: np.ndarray, y) -> np.ndarray:
+    """The cells the tilt reads: the pair stage's attributes, then every copula numeric column's
+    own (fine) one-way cells, so that the one-way marginals are kept at their released resolution."""
+    codes = mech.pair_attributes_.codes(X, y)
+    fine = [c.index(X[:, j]) for j, c in zip(mech.domain_.numeric, mech.cells_)]
+    return np.column_stack([codes] + fine) if fine else codes
+
+
+def _pool_sizes(mech) -> tuple:
+    return tuple(mech.pair_attributes_.sizes) + tuple(c.n_cells for c in mech.cells_)
+
+
 def _one_way_measurements(mech, attrs: Attributes, n: int) -> list:
-    """The released one-way marginals on the pair stage's cells (post-processing): per class with a
-    label attribute and per-class marginals; the label's own shares as one more measurement."""
+    """The released one-way marginals on their own cells (post-processing; numeric columns on their
+    fine cells, the attributes after the pair stage's): per class with a label attribute and
+    per-class marginals; the label's own shares as one more measurement."""
     out, label = [], attrs.label
     std = float(mech.noise_scales_.get("marginals_std", 0.0))
     G = mech.groups_
     sizes = (np.asarray(mech.label_weights_) * n) if (G > 1 and mech.label_weights_ is not None) else np.array([n])
-    k = len(mech.cells_)
-    maps = [coarse_codes(0.5 * (c.lo + c.hi), attrs.bins) for c in mech.cells_]
+    k, A = len(mech.cells_), len(attrs.sizes)
     for j, marg in enumerate(mech.marginals_):
-        a = j if j < k else len(attrs.numeric) + j - k
-        cells = maps[j] if j < k else np.arange(marg.shape[1])
-        K = attrs.sizes[a]
-        rows = np.stack([np.bincount(cells, weights=marg[g] * sizes[g], minlength=K) for g in range(marg.shape[0])])
+        a = A + j if j < k else len(attrs.numeric) + j - k
+        rows = marg * sizes[:, None]
         if marg.shape[0] > 1 and label is not None:
             out.append(Measurement((label, a), rows.ravel(), std))
         else:
@@ -289,8 +299,9 @@ def fit_pairs(mech, passes, plan: PairPlan, rho_measure: float, rho_select: floa
     """
     attrs, pairs, n = plan.attributes, plan.pairs, mech.n_
     exact = count_pairs(passes, plan, n)
+    mech.pair_attributes_ = attrs
     X, y = mech._sample_copula(_pool_size(n, len(attrs.sizes)))
-    fit = PoolFit(attrs.codes(X, y), attrs.sizes, float(n))
+    fit = PoolFit(pool_codes(mech, X, y), _pool_sizes(mech), float(n))
     del X, y
     for m in _one_way_measurements(mech, attrs, n):
         fit.add(m)
@@ -308,7 +319,6 @@ def fit_pairs(mech, passes, plan: PairPlan, rho_measure: float, rho_select: floa
     fit.fit(FINAL_SWEEPS)
     mech.pairs_ = fit.tilt
     mech.pairs_measured_ = [pairs[r] for r in chosen]
-    mech.pair_attributes_ = attrs
     mech.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
 
 
@@ -324,7 +334,7 @@ def tilted_sample(mech, n: int):
     """``n`` records of the tilted release: ``SAMPLE_FACTOR n`` candidates from the copula model,
     resampled by their tilt weights (systematic resampling; post-processing)."""
     X, y = mech._sample_copula(SAMPLE_FACTOR * n)
-    lw = mech.pairs_.log_weight(mech.pair_attributes_.codes(X, y))
+    lw = mech.pairs_.log_weight(pool_codes(mech, X, y))
     w = np.exp(lw - lw.max())
     c = np.cumsum(w)
     u = (np.arange(n) + mech.source_.generator.random()) * (c[-1] / n)
