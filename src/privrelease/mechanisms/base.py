@@ -77,6 +77,9 @@ class Capabilities:
     uses_label : fits a per-class model when the schema has a label (optional).
     needs_target : needs a numeric ``role: target`` column.
     estimates_covariance : estimates a p x p covariance, so a release needs n > p.
+    missing_numeric : releases numeric columns that declare ``missing: allowed`` (their encoded
+        coordinate is NaN where a value is missing); the release refuses such a column for a
+        mechanism without it.
     """
 
     passes: str = "memory"
@@ -86,6 +89,7 @@ class Capabilities:
     uses_label: bool = False
     needs_target: bool = False
     estimates_covariance: bool = False
+    missing_numeric: bool = False
 
     def __post_init__(self):
         if self.passes not in PASSES:
@@ -253,6 +257,7 @@ class Mechanism(BaseEstimator):
             "supervised": cls.supervised,
             "summary": cls.summary,
             "columns": cls.columns,
+            "missing_numeric": cls.capabilities.missing_numeric,
             "parameters": cls.parameter_docs(),
         }
 
