@@ -71,3 +71,18 @@ def test_schema_check_refuses_a_step_without_a_grid_point(tmp_path, capsys):
     s.write_text(yaml.safe_dump(SCHEMA, sort_keys=False))
     code, out, err = run_cli(["schema", "check", str(s)], capsys)
     assert code == 0 and out.startswith("ok: 4 columns"), err
+
+
+def test_evaluate_measures_a_date_column(tmp_path, capsys):
+    """The evaluation read released ISO dates as non-numbers: every date fell in the 'missing' cell of both
+    tables and the column's 1-way TVD was 0 whatever was released."""
+    import json
+
+    schema = {"columns": {k: v for k, v in SCHEMA["columns"].items() if k != "dose"}}
+    _files(tmp_path, schema)
+    (tmp_path / "late.csv").write_text("visit,reading,ward\n" + "2024-12-31,1.0,A\n" * 400)
+    code, _, err = run_cli(["evaluate", str(tmp_path / "visits.csv"), str(tmp_path / "late.csv"), "--schema",
+                            str(tmp_path / "schema.yaml"), "--no-sdmetrics", "--json", str(tmp_path / "e.json")], capsys)
+    assert code == 0, err
+    tvd = json.loads((tmp_path / "e.json").read_text())["tvd_1way"]["per_column"]
+    assert tvd["visit"] > 0.9, tvd

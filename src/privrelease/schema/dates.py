@@ -124,3 +124,10 @@ def datetime_from_dict(name: str, spec) -> DatetimeColumn:
             raise SchemaError(f"column '{name}': a datetime column needs '{k}' (a public bound, an ISO date)")
     return DatetimeColumn(name=name, lower=spec["lower"], upper=spec["upper"], role=spec.get("role"),
                           missing=spec.get("missing"), unit=spec.get("step", "day"))
+
+
+def dates_as_numbers(df: pd.DataFrame, schema) -> pd.DataFrame:
+    """``df`` with each datetime column of ``schema`` as whole units since 1970-01-01 (NaN where
+    missing), so that code comparing numeric columns (the evaluation) sees dates as numbers."""
+    cols = [c for c in schema.columns if isinstance(c, DatetimeColumn) and c.name in df.columns]
+    return df.assign(**{c.name: c.to_units(df[c.name]) for c in cols}) if cols else df
