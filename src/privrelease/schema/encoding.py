@@ -295,11 +295,13 @@ def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
     """Where ``s`` holds one of the declared missing-value spellings: compared after stripping spaces
     and ignoring case, and, for a numeric spelling, by value (-999 matches -999.0 and " -999")."""
     words = {str(v).strip().casefold() for v in na_values}
+    numbers = pd.to_numeric(pd.Series(sorted(words)), errors="coerce").dropna().to_numpy()
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):  # numbers: compared as numbers
+        return s.isin(numbers)
     text = s.astype(str).str.strip().str.casefold()
     hit = text.isin(words)
-    numbers = pd.to_numeric(pd.Series(sorted(words)), errors="coerce").dropna()
     if len(numbers):
-        hit |= pd.to_numeric(text, errors="coerce").isin(numbers.to_numpy())
+        hit |= pd.to_numeric(text, errors="coerce").isin(numbers)
     return hit & s.notna()
 
 
