@@ -241,3 +241,13 @@ def test_a_datetime_column_is_released_by_a_mechanism_as_iso_dates():
     days = pd.to_datetime(out["when"], format="%Y-%m-%d")
     assert days.min() >= pd.Timestamp("2020-01-01") and days.max() <= pd.Timestamp("2020-12-31")
     assert out["when"].str.fullmatch(r"\d{4}-\d\d-\d\d").all()
+
+
+def test_a_csv_date_column_is_read_as_written(tmp_path):
+    """Dates written 20200131 were parsed as numbers by the CSV reader, and then refused as numbers."""
+    s = Schema.from_dict({"columns": {"d": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-12-31"},
+                                      "v": {"type": "numeric", "lower": 0, "upper": 1}}})
+    data = tmp_path / "in.csv"
+    data.write_text("d,v\n20200131,0.5\n20200301,0.25\n")
+    out = release_file(data, s, tmp_path / "out.csv", "laplace", 1.0, rng=0)
+    assert out.n_output_records == 2 and pd.read_csv(tmp_path / "out.csv")["d"].str.fullmatch(r"2020-\d\d-\d\d").all()
