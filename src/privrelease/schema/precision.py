@@ -44,9 +44,11 @@ def snap(v: np.ndarray, lower: float, upper: float, step: float) -> np.ndarray:
 
     >>> snap(np.array([0.04, 0.26, 0.99, np.nan]), 0.1, 0.9, 0.1).tolist()
     [0.1, 0.3, 0.9, nan]
+    >>> snap(np.array([-0.04]), -1.0, 1.0, 0.1).tolist()  # zero, never -0.0
+    [0.0]
     """
     kmin, kmax = grid_range(lower, upper, step)
-    k = np.clip(np.rint(np.asarray(v, dtype=np.float64) / step), kmin, kmax)
+    k = np.clip(np.rint(np.asarray(v, dtype=np.float64) / step), kmin, kmax) + 0.0  # -0.0 -> 0.0
     out = k * step
     d = decimals(step)
     return np.round(out, d) if d <= 15 else out
