@@ -251,3 +251,23 @@ def test_a_csv_date_column_is_read_as_written(tmp_path):
     data.write_text("d,v\n20200131,0.5\n20200301,0.25\n")
     out = release_file(data, s, tmp_path / "out.csv", "laplace", 1.0, rng=0)
     assert out.n_output_records == 2 and pd.read_csv(tmp_path / "out.csv")["d"].str.fullmatch(r"2020-\d\d-\d\d").all()
+
+
+def test_only_a_mechanism_declaring_missing_numeric_accepts_nan_coordinates():
+    from privrelease.mechanisms.base import Mechanism
+
+    class Plain(Mechanism):
+        def __init__(self, epsilon=1.0, rng=None):
+            self.epsilon, self.rng = epsilon, rng
+
+    class Able(Plain):
+        capabilities = Capabilities(missing_numeric=True)
+
+    X = np.array([[0.5, np.nan], [0.25, 1.0]])
+    with pytest.raises(InputDataError, match="NaN or infinite"):
+        Plain(rng=0)._check_common(X)
+    assert np.isnan(Able(rng=0)._check_common(X)[1]).sum() == 1
+    with pytest.raises(InputDataError, match="NaN or infinite"):
+        Able(rng=0)._check_common(np.array([[np.inf, np.nan]]))
+    with pytest.raises(InputDataError, match="encoded into"):
+        Able(rng=0)._check_common(np.array([[1.5, np.nan]]))
