@@ -51,15 +51,24 @@ def test_clipped_values_are_named_with_their_count(tmp_path, capsys, mechanism):
                      "and were clipped"], err
 
 
-def test_every_value_clipped_is_loud_and_a_parquet_datetime_says_why(tmp_path, capsys):
-    """Pins the silent wholesale clipping of a datetime column read from Parquet."""
+def test_every_value_clipped_is_loud(tmp_path, capsys):
+    """Pins the silent wholesale clipping of a column whose bounds do not describe it."""
     df = _table()
-    df["when"] = pd.date_range("2020-01-01", periods=len(df), freq="D")
+    df["when"] = df["when"] * 1e6
     code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df, fmt="parquet"))
     assert code == 0, err
     (line,) = [w for w in _warnings(err) if "'when'" in w]
-    assert line.startswith("warning: EVERY value of column 'when' (60 of 60)")
-    assert "dates/times" in line and "nanoseconds since 1970-01-01" in line
+    assert line.startswith("warning: EVERY value of column 'when' (60 of 60)"), line
+
+
+def test_parquet_datetime_in_a_numeric_column_names_type_datetime(tmp_path, capsys):
+    """Dates in a column declared numeric were read as nanoseconds and clipped wholesale."""
+    df = _table()
+    df["when"] = pd.date_range("2020-01-01", periods=len(df), freq="D")
+    code, out, err = _release(capsys, tmp_path, *_files(tmp_path, df, fmt="parquet"))
+    assert code == 2 and not (tmp_path / "out.csv").exists()
+    assert err.strip().splitlines()[-1] == ("error: column 'when' is numeric in the schema but holds dates/times; "
+                                            "declare it 'type: datetime' with ISO bounds"), err
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

@@ -98,6 +98,7 @@ def _read_tables(schema: Path, **paths):
     """The schema and the tables given (``real``, ``released``, ``test``; None ones are left out), read under it."""
     from ..io import read_table
     from ..schema import Schema
+    from ..schema.dates import dates_as_numbers
 
     sch = Schema.from_yaml(schema)
-    return sch, {what: read_table(path, sch) for what, path in paths.items() if path is not None}
+    return sch, {what: dates_as_numbers(read_table(path, sch), sch) for what, path in paths.items() if path is not None}

@@ -149,6 +149,8 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
         typer.echo(f"{pad}neighbours: {i['neighbouring_relation']}")
         typer.echo(f"{pad}columns: {i['columns']}")
+        if i.get("missing_numeric"):
+            typer.echo(f"{pad}releases missing numeric values (columns with 'missing: allowed')")
         if i.get("explanation"):
             typer.echo(f"{pad}{i['explanation']}")
         for key, meaning in (i.get("parameters") or {}).items():

@@ -30,7 +30,10 @@ def table_format(path: str | Path) -> str:
 def _csv_dtypes(schema) -> dict:
     if schema is None:
         return {}
-    return {c.name: str for c in schema.categorical}
+    from ..schema.dates import DatetimeColumn
+
+    dates = [c for c in schema.numeric if isinstance(c, DatetimeColumn)]  # as written (20200131 is a date)
+    return {c.name: str for c in [*schema.categorical, *dates]}
 
 
 def warn_extra_columns(columns, schema, source: str) -> None:

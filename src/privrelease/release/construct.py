@@ -188,6 +188,7 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
     """
     cls = get_mechanism(mechanism)
     enc, lab = encoders(schema, cls)
+    check_missing_numeric(cls, schema)
     if not schema.n_public:
         raise SchemaError("n_public: false is not supported: every mechanism divides by n and releases n-dependent "
                           "sizes, so n is treated as public (replace-one neighbours); remove 'n_public: false'")
@@ -200,6 +201,23 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
     n_classes = params.get("n_classes") if lab is not None and lab.columns[0].kind == "categorical" else None
     rmap = RecordMap(enc, lab, on_out_of_bounds, mech.record_preprocessing(), n_classes)
     return Plan(mech, schema, enc, lab, rmap, int(n), delta_source)
+
+
+def check_missing_numeric(cls, schema: Schema) -> None:
+    """Refuse a numeric column with ``missing: allowed`` for a mechanism that does not declare
+    ``capabilities.missing_numeric``, naming the mechanisms that can release it."""
+    if cls.capabilities.missing_numeric:
+        return
+    cols = [c.name for c in schema.numeric if c.missing == "allowed"]
+    if not cols:
+        return
+    from ..mechanisms import list_mechanisms
+
+    able = [m.name for m in list_mechanisms() if m.capabilities.missing_numeric]
+    fix = "remove 'missing: allowed' and drop or impute the missing values first"
+    raise SchemaError(f"column '{cols[0]}' declares 'missing: allowed', which mechanism '{cls.name}' cannot "
+                      f"release; " + (f"use one that can ({', '.join(able)}), or {fix}" if able else
+                                      f"no mechanism here can yet: {fix}"))
 
 
 def check_n(n: int, p: int, cls):

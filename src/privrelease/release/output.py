@@ -78,6 +78,8 @@ def write_frames(frames: Iterable[pd.DataFrame], path: Path, fmt: str, gzip_csv:
                 if writer is None:
                     writer = pq.ParquetWriter(fh, table.schema)
                     columns = list(df.columns)
+                elif not table.schema.equals(writer.schema):  # e.g. a part whose values are all missing
+                    table = table.cast(writer.schema)
                 writer.write_table(table)
                 n += len(df)
                 if progress:
