@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import STATE, err, parse_params
+from .common import STATE, err, interrupt_notes, parse_params
 
 
 def release(
@@ -45,6 +45,10 @@ def release(
     accept_distributional_privacy: bool = typer.Option(
         False, "--accept-distributional-privacy",
         help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
+
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+                                      "among , ; tab |; 'tab' or '\\t' for a tab)."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Release INPUT under SCHEMA with a mechanism; write the table and its certificate."""
     from ..release import DEFAULT_MECHANISM
@@ -62,7 +66,7 @@ def release(
         input, sch, out, name, epsilon, param, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
         n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
         budget=budget, chunk_rows=chunk_rows, engine=engine, scheduler=scheduler, workers=workers,
-        overwrite=overwrite,
+        overwrite=overwrite, sep=sep, encoding=encoding,
     )
     _say_written(cert, out, certificate, sch, cls)
 
@@ -109,7 +113,8 @@ def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **option
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
         try:
-            return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
+            with interrupt_notes():
+                return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
         finally:
             bar.close()
             STATE["bar"] = None

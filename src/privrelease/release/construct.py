@@ -124,7 +124,9 @@ def encoders(schema: Schema, cls) -> tuple[Encoder, Encoder | None]:
     feats = [c.name for c in schema.columns if c.name != column.name]
     if not feats:
         raise SchemaError(f"the schema has no feature columns besides '{column.name}'")
-    return Encoder(schema, feats), Encoder(schema, [column.name])
+    lab = Encoder(schema, [column.name])
+    lab.position = schema.names.index(column.name)  # where decoded outputs put it: the schema's order
+    return Encoder(schema, feats), lab
 
 
 def schema_facts(cls, schema: Schema, enc: Encoder, lab: Encoder | None, params: dict) -> dict:
