@@ -186,3 +186,14 @@ def test_out_into_a_missing_folder_is_refused(tmp_path, capsys, schema):
     from privrelease.accounting.ledger import Ledger
 
     assert Ledger(led).history("d") == []
+
+
+def test_privacy_parameters_print_compactly(tmp_path, capsys, schema):
+    """Pins `delta=3.3333333333333333e-06` (full float precision) in the release's summary line."""
+    data = tmp_path / "data.csv"
+    _table(30_000).to_csv(data, index=False)
+    code, _, err = run_cli(["release", str(data), "--schema", str(schema), "-e", "1", "--seed", "0",
+                            "--out", str(tmp_path / "o.csv")], capsys)
+    assert code == 0, err
+    (line,) = [ln for ln in err.splitlines() if ln.startswith("wrote ")]
+    assert "epsilon=1, delta=3.33333e-06," in line, line

@@ -87,7 +87,7 @@ def evaluate_cmd(
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
-    from ..evaluation.fidelity import PRIVATE_NOTICE, evaluate
+    from ..evaluation.fidelity import evaluate
     from ..io import atomic_write
 
     real, released, schema, test = example_inputs(example, real, released, schema, test)
@@ -95,11 +95,10 @@ def evaluate_cmd(
         err(f"--json {json_out} is a directory")
     if json_out is not None and not json_out.parent.is_dir():
         err(f"the folder of --json {json_out} does not exist; create it first")
-    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
     sch, frames = _read_tables(schema, dict(sep=sep, encoding=encoding), real=real, released=released, test=test)
     ev = evaluate(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
                   sdmetrics=not no_sdmetrics)
-    typer.echo(ev.to_table())
+    typer.echo(ev.to_table())  # its first line is the private-data notice (once, with the numbers)
     if json_out is not None:
         with atomic_write(json_out, "w") as fh:
             fh.write(json.dumps(ev.to_dict(), indent=2))

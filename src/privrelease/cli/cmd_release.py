@@ -61,7 +61,7 @@ def release(
     sch = Schema.from_yaml(schema)
     if epsilon_warning(epsilon):
         typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
-    typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
+    typer.echo(f"releasing {input} with {name} (epsilon={_compact(epsilon)})", err=True)
     cert = _release_with_bar(
         input, sch, out, name, epsilon, param, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
         n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
@@ -120,14 +120,19 @@ def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **option
             STATE["bar"] = None
 
 
+def _compact(x) -> str:
+    """A privacy parameter in at most 6 significant digits (1e-06, not 1.0000000000000002e-06)."""
+    return "none" if x is None else f"{x:.6g}"
+
+
 def _say_written(cert, out, certificate, sch, cls) -> None:
     """What was written where (the certificate is publishable, the diagnostics are not), and the released
     columns when they are not the schema's."""
     from ..release import diagnostics_path
 
     typer.echo(
-        f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
-        f"delta={cert.delta}, noise: {cert.randomness})"
+        f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={_compact(cert.epsilon)}, "
+        f"delta={_compact(cert.delta)}, noise: {cert.randomness})"
         + (f"; certificate {certificate} (publishable); PRIVATE diagnostics {diagnostics_path(certificate)} "
            f"(do not publish)" if certificate else ""),
         err=True,

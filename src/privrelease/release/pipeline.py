@@ -42,7 +42,7 @@ def release(
     data: pd.DataFrame,
     schema: Schema,
     mechanism: str = DEFAULT_MECHANISM,
-    epsilon: float | None = 1.0,
+    epsilon: float | None = None,
     *,
     delta: float | None = None,
     rng=None,
@@ -60,7 +60,7 @@ def release(
     data : pandas.DataFrame containing every schema column (others are ignored)
     schema : Schema, the declared public bounds and levels (never read from ``data``)
     mechanism : name from ``privrelease mechanisms``
-    epsilon : finite number > 0 (a warning above 10)
+    epsilon : finite number > 0 (a warning above 10); required, except by distributional mechanisms
     delta : for (epsilon, delta)-DP mechanisms; default ``min(1e-5, 1/(10 n))``; must be < 1/n
     rng : None for a real release (floating-point-safe noise from OS entropy); an int
         seed or a numpy Generator for reproducible experiments (certificate says so)
@@ -139,7 +139,7 @@ def release_file(
     schema: Schema,
     out_path: str | Path,
     mechanism: str = DEFAULT_MECHANISM,
-    epsilon: float | None = 1.0,
+    epsilon: float | None = None,
     *,
     delta: float | None = None,
     rng=None,
