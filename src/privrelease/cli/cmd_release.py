@@ -56,6 +56,9 @@ def release(
     from ..schema import Schema
 
     input, schema = _release_inputs(example, input, schema)
+    for flag, path in (("--out", out), ("--certificate", certificate)):
+        if path is not None and not path.parent.exists():  # (Python callers get the folder made for them)
+            err(f"the folder of {flag} {path} does not exist; create it first (nothing was read or charged)")
     name = mechanism or DEFAULT_MECHANISM
     cls = _checked_mechanism(name, epsilon, accept_distributional_privacy)
     sch = Schema.from_yaml(schema)

@@ -71,8 +71,6 @@ class Transaction:
                 raise OutputError(f"the {name} path {path} is {kind}")
             if path.exists() and not overwrite:
                 raise OutputError(f"{path} exists; pass {option('overwrite=True', '--overwrite')} to replace it")
-            if not path.parent.exists():  # (a file in its place is found when the temporary is made)
-                raise OutputError(f"the folder of the {name} path {path} does not exist; create it first")
         if len({p.resolve() for p in paths}) != len(paths):
             raise OutputError(f"two outputs would be written to the same file: {[str(p) for p in paths]}")
 
