@@ -145,7 +145,7 @@ def test_empty_schema_and_swapped_arguments_in_the_clis_words(tmp_path, capsys, 
     assert "got str" not in line
 
 
-@pytest.mark.parametrize("case", ["budget without ledger", "existing output"])
+@pytest.mark.parametrize("case", ["budget without ledger", "existing output", "out-of-bounds policy"])
 def test_messages_name_flags_not_api_arguments(tmp_path, capsys, schema, case):
     """Pins `--overwrite (overwrite=True)` and `(--ledger FILE, or ledger=...)` in CLI messages."""
     data = tmp_path / "data.csv"
@@ -154,6 +154,9 @@ def test_messages_name_flags_not_api_arguments(tmp_path, capsys, schema, case):
         (tmp_path / "out.csv").write_text("keep")
         code, err, _ = _release(capsys, tmp_path, data, schema)
         line = _one_line_error(code, err, "pass --overwrite to replace it")
+    elif case == "out-of-bounds policy":
+        code, err, _ = _release(capsys, tmp_path, data, schema, "--on-out-of-bounds", "drop")
+        line = _one_line_error(code, err, "--on-out-of-bounds must be 'clip' or 'error'")
     else:
         code, err, _ = _release(capsys, tmp_path, data, schema, "--budget", "3")
         line = _one_line_error(code, err, "--budget need(s) a ledger (--ledger FILE)")

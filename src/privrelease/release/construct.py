@@ -198,7 +198,8 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
         raise SchemaError("n_public: false is not supported: every mechanism divides by n and releases n-dependent "
                           "sizes, so n is treated as public (replace-one neighbours); remove 'n_public: false'")
     if on_out_of_bounds not in ("clip", "error"):
-        raise ParameterError(f"on_out_of_bounds must be 'clip' or 'error', got {on_out_of_bounds!r}")
+        raise ParameterError(f"{option('on_out_of_bounds', '--on-out-of-bounds')} must be 'clip' or 'error', got "
+                             f"{on_out_of_bounds!r}")
     check_n(n, enc.width, cls)
     epsilon, delta, delta_source = check_release_privacy(cls, epsilon, delta, n)
     warn_public(schema, n, epsilon)  # a budget too small for n and the columns, too many label levels
