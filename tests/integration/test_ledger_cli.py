@@ -255,3 +255,20 @@ def test_a_pending_entry_is_named_when_the_next_release_still_fits(tmp_path, cap
     assert code == 0, err
     (line,) = [ln for ln in err.splitlines() if f"ledger entry {entry} (epsilon=0.5" in ln]
     assert line.startswith("warning: ") and f"privrelease ledger cancel {led_path} {entry}" in line
+
+
+def test_ctrl_c_during_a_dp_schema_draft_cancels_its_charge(tmp_path, capsys, monkeypatch):
+    """The draft is printed after its charge's block: an interrupt inside it released nothing."""
+    import privrelease.dp.draft as draft
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(draft, "dp_draft_schema", interrupt)
+    data = tmp_path / "small.csv"
+    pd.read_csv(example_paths("adult")[0], nrows=500, dtype=str).to_csv(data, index=False)
+    led_path = tmp_path / "budget.sqlite"
+    code, out, err = _cli(capsys, "schema", "draft", data, "--epsilon", 1, "--ledger", led_path, "--dataset-id", "a",
+                          "--budget", "3,1e-4")
+    (entry,) = Ledger(led_path).history("a")
+    assert code == 130 and out == "" and entry["status"] == "cancelled", err
+    assert "cancelled (nothing was charged)" in err
