@@ -200,3 +200,11 @@ def test_privacy_parameters_print_compactly(tmp_path, capsys, schema):
     assert code == 0, err
     (line,) = [ln for ln in err.splitlines() if ln.startswith("wrote ")]
     assert "epsilon=1, delta=3.33333e-06," in line, line
+
+
+def test_a_ragged_csv_names_sep(tmp_path, capsys):
+    data = tmp_path / "ragged.csv"
+    data.write_text("a,b\n1,2\n3,4\n5,6,7\n")
+    code, out, err = run_cli(["schema", "draft", str(data)], capsys)
+    _one_line_error(code, err, "Expected 2 fields in line 4, saw 3", "--sep")
+    assert out == ""

@@ -206,7 +206,11 @@ def _read_errors(path: Path, fmt: str):
     except (zlib.error, EOFError, gzip.BadGzipFile) as exc:
         raise InputDataError(f"cannot read {path}: its gzip data are damaged or cut short "
                              f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
-    except (pd.errors.ParserError, OSError, ValueError) as exc:
+    except pd.errors.ParserError as exc:
+        raise InputDataError(f"cannot read {path} as CSV: {str(exc).strip().splitlines()[-1]} (a delimiter other "
+                             f"than the one read from its first lines? give it with {option('sep=...', '--sep')})") \
+            from None
+    except (OSError, ValueError) as exc:
         if isinstance(exc, InputDataError):
             raise
         # pyarrow's ArrowInvalid derives from ValueError; ArrowIOError from OSError
