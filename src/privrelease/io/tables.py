@@ -143,7 +143,7 @@ def csv_options(path: str | Path, sep: str | None = None, encoding: str | None =
     except UnicodeDecodeError as exc:
         raise _encoding_error(path, exc) from None
     sep = _SEP_NAMES.get(sep, sep) if sep is not None else sniff_delimiter(text)
-    lines = text.splitlines()
+    lines = text.lstrip("\ufeff").splitlines()
     if lines:
         header = next(csv.reader([lines[0]], delimiter=sep, skipinitialspace=True), [])
         _check_unique([h.strip() for h in header], path)
