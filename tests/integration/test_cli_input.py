@@ -208,3 +208,14 @@ def test_a_ragged_csv_names_sep(tmp_path, capsys):
     code, out, err = run_cli(["schema", "draft", str(data)], capsys)
     _one_line_error(code, err, "Expected 2 fields in line 4, saw 3", "--sep")
     assert out == ""
+
+
+@pytest.mark.parametrize("command", ["report", "evaluate"])
+def test_report_and_evaluate_outputs_into_a_missing_folder_are_refused(tmp_path, capsys, command):
+    released = tmp_path / "released.csv"
+    released.write_text("age\n1\n")
+    target = tmp_path / "nowhere" / ("r.html" if command == "report" else "e.json")
+    flag = "--out" if command == "report" else "--json"
+    code, _, err = run_cli([command, "--example", "adult", str(released), flag, str(target)], capsys)
+    _one_line_error(code, err, f"the folder of {flag}", "does not exist")
+    assert not (tmp_path / "nowhere").exists()
