@@ -70,8 +70,10 @@ def test_sep_option_overrides_the_sniffing(tmp_path, capsys, schema):
     _table().to_csv(data, sep=";", index=False)
     code, err, _ = _release(capsys, tmp_path, data, schema, "--sep", ",")
     _one_line_error(code, err, "no column")
-    code, err, _ = _release(capsys, tmp_path, data, schema, "--sep", ";", "--overwrite")
+    code, err, _ = _release(capsys, tmp_path, data, schema, "--sep", "semicolon", "--overwrite")
     assert code == 0, err
+    code, err, _ = _release(capsys, tmp_path, data, schema, "--sep", ";;", "--overwrite")
+    _one_line_error(code, err, "--sep must be one character")
 
 
 def test_latin1_file_names_encoding_then_reads_with_it(tmp_path, capsys, schema):

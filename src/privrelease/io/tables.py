@@ -143,6 +143,9 @@ def csv_options(path: str | Path, sep: str | None = None, encoding: str | None =
     except UnicodeDecodeError as exc:
         raise _encoding_error(path, exc) from None
     sep = _SEP_NAMES.get(sep, sep) if sep is not None else sniff_delimiter(text)
+    if len(sep) != 1:
+        raise InputDataError(f"{option('sep', '--sep')} must be one character (or tab, comma, semicolon, pipe, "
+                             f"space), got {sep!r}")
     lines = text.lstrip("\ufeff").splitlines()
     if lines:
         header = next(csv.reader([lines[0]], delimiter=sep, skipinitialspace=True), [])
