@@ -142,18 +142,16 @@ class Encoder:
         return EncodedTable(X=X, clip_counts=clip_counts)
 
     def warn_clipped(self, clip_counts: dict, n_rows: int) -> None:
-        """One :class:`~privrelease.errors.DataWarning` per clipped column, naming it with its count."""
+        """One :class:`~privrelease.errors.DataWarning` per clipped column, naming it and its public bounds.
+
+        The warning says only that clipping happened: how many values were clipped is an exact fact
+        of the private input, kept in the private diagnostics (a console or a log is often shared).
+        """
         for c in self.columns:
-            k = int(clip_counts.get(c.name, 0))
-            if not k:
+            if not int(clip_counts.get(c.name, 0)):
                 continue
-            bounds = f"the declared bounds {_bounds_text(c)}"
-            if k >= n_rows:
-                msg = (f"EVERY value of column '{c.name}' ({k:,} of {n_rows:,}) was outside {bounds} and was "
-                       f"clipped: the bounds do not describe this column")
-            else:
-                msg = f"{k:,} of {n_rows:,} values of column '{c.name}' were outside {bounds} and were clipped"
-            warnings.warn(msg, DataWarning, stacklevel=3)
+            warnings.warn(f"values of column '{c.name}' outside the declared bounds {_bounds_text(c)} "
+                          f"were clipped to them (how many: in the private diagnostics)", DataWarning, stacklevel=3)
 
     def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int):
         v = numeric_values(c, s, row_offset)

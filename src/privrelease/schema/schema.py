@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from ..errors import NotPrivateWarning, SchemaError, shorten, shorten_list
+from ..errors import NotPrivateWarning, SchemaError, option, shorten, shorten_list
 from .precision import grid_range
 
 ROLES = (None, "feature", "label", "target")
@@ -254,14 +254,25 @@ class Schema:
     @classmethod
     def from_yaml(cls, path: str | Path) -> "Schema":
         path = Path(path)
+        if _looks_like_table(path) and path.is_file():
+            raise SchemaError(f"schema file {path} looks like a data table: {_not_a_schema(path)}")
         try:
             text = path.read_text()
         except OSError as exc:
             raise SchemaError(f"cannot read schema file {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise SchemaError(f"schema file {path} is not text: {_not_a_schema(path)}") from None
         try:
             d = yaml.safe_load(text) if path.suffix.lower() != ".json" else json.loads(text)
-        except (yaml.YAMLError, json.JSONDecodeError) as exc:
-            raise SchemaError(f"schema file {path} is not valid YAML/JSON: {str(exc).splitlines()[0]}") from None
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"schema file {path} is not valid JSON: {exc.msg} at line {exc.lineno}, column "
+                              f"{exc.colno}") from None
+        except yaml.YAMLError as exc:
+            raise SchemaError(f"schema file {path} is not valid YAML: {_yaml_problem(exc)}") from None
+        if d is None:
+            raise SchemaError(f"schema file {path} is empty: it needs a 'columns' mapping of column name -> spec")
+        if not isinstance(d, Mapping):
+            raise SchemaError(f"schema file {path} holds no 'columns' mapping: {_not_a_schema(path)}")
         return cls.from_dict(d)
 
     def to_dict(self) -> dict:
@@ -476,3 +487,21 @@ def _nice_floor(v: float) -> float:
 def _one_digit(digit: int, exp: int) -> float:
     """``digit * 10**exp`` parsed from its decimal text, so it prints as written."""
     return float(f"{digit}e{exp}")
+
+
+def _yaml_problem(exc) -> str:
+    """A YAML error as ``what at line L, column C`` (1-based, where the parser stopped)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return what + (f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "")
+
+
+def _looks_like_table(path: Path) -> bool:
+    return path.name.lower().endswith((".csv", ".gz", ".parquet", ".pq", ".tsv"))
+
+
+def _not_a_schema(path: Path) -> str:
+    """Why a file is not a schema; a table given in its place (INPUT and the schema swapped) is named as such."""
+    if _looks_like_table(path):
+        return f"give the table as INPUT and the schema (YAML/JSON) with {option('schema=...', '--schema')}"
+    return "a schema is a YAML/JSON mapping with a 'columns' key"
