@@ -78,14 +78,20 @@ def table(target, label=None, n=N, other=A):
     return X, np.r_[label, np.arange(n - 1) % 2].astype(int)
 
 
-def copula_fit(eps=EPS, delta=DELTA, cols=COLS, **kw) -> Callable[[Any, Any], Any]:
-    """``fit(data, source)``: the default gauss-copula on binary columns (``n_classes`` declared)."""
+def copula_fit(eps=EPS, delta=DELTA, cols=COLS, passes=None, **kw) -> Callable[[Any, Any], Any]:
+    """``fit(data, source)``: the default gauss-copula on binary columns (``n_classes`` declared).
+
+    ``passes(data)``: a pass executor for the table (for example on a Dask cluster); None fits in
+    memory. ``fit.on(passes)`` is the same fit on another executor.
+    """
     def fit(D, source):
         X, y = D
         params = dict(n_classes=1 if y is None else 2, domain=domain(cols), rng=source)
         params.update(kw)
-        return gc.GaussCopula(eps, delta, **params).fit(X, y)
+        m = gc.GaussCopula(eps, delta, **params)
+        return m.fit(X, y) if passes is None else m.fit_executor(passes(D))
 
+    fit.on = lambda make: copula_fit(eps, delta, cols, make, **kw)
     return fit
 
 
