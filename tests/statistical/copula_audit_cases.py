@@ -228,3 +228,13 @@ CASES.append(CopulaCase("total", copula_fit(), table(A), table(B),
                         "11 x 000 -> 10 x 000 + 111; centre, radius and basis at the worst values found",
                         None, total_prefix()))
 BY_ID["total"] = CASES[-1]
+
+
+if __name__ == "__main__":  # pragma: no cover - prints the rows of docs/audits.md
+    import sys
+
+    trials = int(sys.argv[1]) if len(sys.argv) > 1 else CI_TRIALS
+    seed = 1 if trials == CI_TRIALS else 2  # the seeds of test_ci_slice and test_full
+    for c in CASES:
+        r = c.run(trials, seed, alpha=REAL_ALPHA)
+        print(f"| {c.id} | {c.pair} | {trials:,} | {c.claim():.4f} | {r.mu_exact:.4f} | {r.mu.mu_lower:.4f} |")
