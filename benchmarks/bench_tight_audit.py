@@ -20,10 +20,11 @@ white-box features (the noisy statistics, from the noise transcript), a test, an
 * Black box: ``--releases`` whole releases per world (fresh noise everywhere, nothing fixed), each
   reduced to the 8 cell counts of the released 11-record table; a logistic regression trained on half
   the releases scores the other half.
-* Paths: the seeded path (continuous Gaussian noise, the tight Gaussian calibration) and the
-  real-release calibration (``accounting="zcdp"``, the calibration a release with ``rng=None`` uses,
-  here with a seeded generator so the run is reproducible); and the half-noise mutant (every draw
-  with half its noise) on the seeded path.
+* Paths: the seeded path (the calibration of a seeded release) and the real-release path (the
+  calibration a release with ``rng=None`` uses, through a seeded source that declares itself secure,
+  :class:`~privrelease.audit.AsRealRelease`, so that the run is reproducible; continuous Gaussian
+  noise in place of the discrete one); and the half-noise mutant (every draw with half its noise) on
+  the seeded path.
 
 The claim is ``mu = sqrt(2 rho)`` of the release's total zCDP rho (a Gaussian release of total rho is
 ``sqrt(2 rho)``-GDP) and the (epsilon, delta) it certifies.
@@ -95,9 +96,12 @@ def half_noise(mp) -> None:
                lambda self, k, value, s, nm, coords: real(self, k, value, 0.5 * s, nm, coords))
 
 
-def white_box(accounting="gaussian", trials=200_000, seed=1, centre=C_TOTAL, mutant=False) -> dict:
-    """The white-box audit of the whole release on the worst pair; claims from the unchanged code."""
-    fit = copula_fit(accounting=accounting)
+def white_box(path="seeded", trials=200_000, seed=1, centre=C_TOTAL, mutant=False) -> dict:
+    """The white-box audit of the whole release on the worst pair; claims from the unchanged code.
+
+    ``path``: "seeded" (the calibration of a seeded release) or "real" (that of a real release,
+    ``rng=None``, with seeded noise: :class:`~privrelease.audit.AsRealRelease`)."""
+    fit = copula_fit(real_release=path == "real")
     rho = fit(table(A), 0).rho_
     mp = None
     if mutant:
@@ -111,7 +115,8 @@ def white_box(accounting="gaussian", trials=200_000, seed=1, centre=C_TOTAL, mut
     finally:
         if mp is not None:
             mp.undo()
-    return dict(path=accounting, mutant=mutant, rho=rho, mu_claim=math.sqrt(2 * rho), mu_pair=res.mu_exact,
+    return dict(path=path, accounting=res_mode(fit), mutant=mutant, rho=rho, mu_claim=math.sqrt(2 * rho),
+                mu_pair=res.mu_exact,
                 mu_lower=res.mu.mu_lower, eps_lower=res.epsilon.epsilon_lower,
                 sensitivity_ratios=[round(r, 4) for r in res.sensitivity_ratios], trials=trials)
 
@@ -123,11 +128,16 @@ def cell_counts(X) -> np.ndarray:
     return np.bincount(bits @ np.array([4, 2, 1]), minlength=8)
 
 
-def black_box(accounting="gaussian", releases=6000, seed=5) -> dict:
+def res_mode(fit) -> str:
+    """The accounting mode the mechanism chose on this path."""
+    return fit(table(A), 0).accounting_mode_
+
+
+def black_box(path="seeded", releases=6000, seed=5) -> dict:
     """Whole releases on both worlds; a logistic regression on the cell counts (half to train)."""
     from sklearn.linear_model import LogisticRegression
 
-    fit = copula_fit(accounting=accounting)
+    fit = copula_fit(real_release=path == "real")
     root = np.random.default_rng(seed)
     feats = []
     for world in (table(A), table(B)):
@@ -139,7 +149,7 @@ def black_box(accounting="gaussian", releases=6000, seed=5) -> dict:
     rho = fit(table(A), 0).rho_
     mu = mu_lower_bound(s0, s1)
     eps = audit_epsilon(batch=lambda d, rng, k: d[:k], d0=s0, d1=s1, trials=len(s0), delta=DELTA, seed=seed)
-    return dict(path=accounting, rho=rho, mu_claim=math.sqrt(2 * rho), mu_lower=mu.mu_lower,
+    return dict(path=path, accounting=res_mode(fit), rho=rho, mu_claim=math.sqrt(2 * rho), mu_lower=mu.mu_lower,
                 eps_lower=eps.epsilon_lower, releases=releases)
 
 
@@ -162,19 +172,21 @@ def main(argv=None):
     out["pair_without_chosen_releases"] = dict(mu_pair=no_prefix.mu_exact,
                                                sensitivity_ratios=[round(r, 4) for r in no_prefix.sensitivity_ratios])
     rows = []
-    for kw in (dict(), dict(accounting="zcdp"), dict(mutant=True)):
+    for kw in (dict(), dict(path="real"), dict(mutant=True)):
         t = time.perf_counter()
         r = white_box(trials=a.trials, **kw)
         rows.append(dict(kind="white box", **r))
-        print(f"white box {r['path']}{' half-noise mutant' if r['mutant'] else ''}: mu claim {r['mu_claim']:.4f}, "
-              f"pair {r['mu_pair']:.4f}, lower {r['mu_lower']:.4f} ({r['mu_lower'] / r['mu_claim']:.3f} of the claim), "
+        name = f"{r['path']} ({r['accounting']}){' half-noise mutant' if r['mutant'] else ''}"
+        print(f"white box {name}: mu claim {r['mu_claim']:.4f}, "
+              f"pair {r['mu_pair']:.4f}, lower {r['mu_lower']:.4f} ({r['mu_lower'] / r['mu_claim']:.3f} of it), "
               f"epsilon >= {r['eps_lower']:.3f} ({time.perf_counter() - t:.1f}s)")
-    for acc in ("gaussian", "zcdp"):
+    for path in ("seeded", "real"):
         t = time.perf_counter()
-        r = black_box(acc, a.releases)
+        r = black_box(path, a.releases)
         rows.append(dict(kind="black box", **r))
-        print(f"black box {acc}: mu claim {r['mu_claim']:.4f}, lower {r['mu_lower']:.4f} "
-              f"({r['mu_lower'] / r['mu_claim']:.3f}), epsilon >= {r['eps_lower']:.3f} ({time.perf_counter() - t:.1f}s)")
+        print(f"black box {path} ({r['accounting']}): mu claim {r['mu_claim']:.4f}, lower {r['mu_lower']:.4f} "
+              f"({r['mu_lower'] / r['mu_claim']:.3f}), epsilon >= {r['eps_lower']:.3f} "
+              f"({time.perf_counter() - t:.1f}s)")
     out["rows"] = rows
     out["rho_gaussian"], out["rho_zcdp"] = calibrate_rho(EPS, DELTA, "gaussian"), calibrate_rho(EPS, DELTA, "zcdp")
     if a.json:

@@ -42,7 +42,7 @@ import numpy as np
 import pytest
 
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
-from privrelease.audit import DrawsAudit, audit_draws, draw_index
+from privrelease.audit import AsRealRelease, DrawsAudit, audit_draws, draw_index
 from privrelease.linalg import upper
 from privrelease.schema.encoding import EncodedDomain
 
@@ -78,20 +78,23 @@ def table(target, label=None, n=N, other=A):
     return X, np.r_[label, np.arange(n - 1) % 2].astype(int)
 
 
-def copula_fit(eps=EPS, delta=DELTA, cols=COLS, passes=None, **kw) -> Callable[[Any, Any], Any]:
+def copula_fit(eps=EPS, delta=DELTA, cols=COLS, passes=None, real_release=False, **kw) -> Callable[[Any, Any], Any]:
     """``fit(data, source)``: the default gauss-copula on binary columns (``n_classes`` declared).
 
     ``passes(data)``: a pass executor for the table (for example on a Dask cluster); None fits in
-    memory. ``fit.on(passes)`` is the same fit on another executor.
+    memory. ``fit.on(passes)`` is the same fit on another executor. ``real_release``: the source
+    declares itself secure (:class:`~privrelease.audit.AsRealRelease`), so the mechanism calibrates
+    as a release with ``rng=None`` does, with seeded noise.
     """
     def fit(D, source):
         X, y = D
+        source = AsRealRelease(source) if real_release else source
         params = dict(n_classes=1 if y is None else 2, domain=domain(cols), rng=source)
         params.update(kw)
         m = gc.GaussCopula(eps, delta, **params)
         return m.fit(X, y) if passes is None else m.fit_executor(passes(D))
 
-    fit.on = lambda make: copula_fit(eps, delta, cols, make, **kw)
+    fit.on = lambda make: copula_fit(eps, delta, cols, make, real_release, **kw)
     return fit
 
 

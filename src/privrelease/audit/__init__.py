@@ -20,6 +20,7 @@ from .epsilon_bound import AuditResult, audit_epsilon, clopper_pearson
 from .gdp_bound import DrawsAudit, MuResult, audit_draws, audit_mu, capture_all, mu_lower_bound
 from .noise_transcript import (
     NOISE_KINDS,
+    AsRealRelease,
     HalvedNoiseSource,
     NoiseDraw,
     StopAtDraw,
@@ -31,7 +32,7 @@ from .noise_transcript import (
     redraw,
 )
 
-__all__ = ["NOISE_KINDS", "AuditResult", "DrawAudit", "DrawsAudit", "MuResult", "audit_draws", "audit_mu",
-           "capture_all", "mu_lower_bound", "HalvedNoiseSource", "NoiseDraw", "StopAtDraw",
-           "TranscriptSource", "audit_draw", "audit_epsilon", "capture_draw", "clopper_pearson", "draw_index",
-           "exact_prefix", "record_transcript", "redraw"]
+__all__ = ["NOISE_KINDS", "AsRealRelease", "AuditResult", "DrawAudit", "DrawsAudit", "HalvedNoiseSource", "MuResult",
+           "NoiseDraw", "StopAtDraw", "TranscriptSource", "audit_draw", "audit_draws", "audit_epsilon", "audit_mu",
+           "capture_all", "capture_draw", "clopper_pearson", "draw_index", "exact_prefix", "mu_lower_bound",
+           "record_transcript", "redraw"]
