@@ -105,10 +105,12 @@ def set_release(draws, ref, name: str, value) -> None:
     draws[i].output = np.asarray(value, dtype=np.float64).reshape(draws[i].shape)
 
 
-def prefix(centre=None, radius=None, basis=None, class_sums=None, counts=None, n=N):
+def prefix(centre=None, radius=None, basis=None, class_sums=None, counts=None, within_radius=None, n=N):
     """``edit_reference(draws, ref)`` that sets the mixture's centre, radius, basis (columns in order
-    of importance), class sums (C x p, of the clipped rows) and counts to the given values."""
+    of importance), class sums (C x p, of the clipped rows), counts and within-class radius."""
     def edit(draws, ref):
+        if within_radius is not None:
+            set_release(draws, ref, "mixture_within_radius_std", [n * within_radius**2])
         if centre is not None:
             set_release(draws, ref, "mixture_centre_std", n * np.asarray(centre))
         if radius is not None:
@@ -205,7 +207,21 @@ def _within_case() -> CopulaCase:
                       prefix(centre=HALF, radius=R, counts=k, class_sums=sums, basis=identity_with_first(u)))
 
 
-CASES.append(_within_case())
+def _class_moments_case() -> CopulaCase:
+    """Third pass (class centring): class means at +-s v (v the first basis direction, s small), the
+    record at t = R u (u the second) changes class: each class's ``w w^T`` moves by about ``R_w^2``."""
+    R, s, Rw = 1.0, 0.01, 0.5
+    u = (A - HALF) / np.linalg.norm(A - HALF)
+    v = np.r_[1.0, 1.0, 0.0, 0.0, 0.0, 0.0] / math.sqrt(2.0)  # orthogonal to u
+    k = np.array([6.0, 5.0])
+    return CopulaCase("mixture moments (class centring)", MIX_LAB, table(A, 0), table(A, 1),
+                      "a changes class, class means +-s v, t = R u, R_w = R / 2: sqrt 2 R_w^2",
+                      ("mixture_moments_std",),
+                      prefix(centre=HALF, radius=R, counts=k, class_sums=np.vstack([k[0] * s * v, -k[1] * s * v]),
+                             basis=identity_with_first(v, u), within_radius=Rw))
+
+
+CASES += [_within_case(), _class_moments_case()]
 BY_ID = {c.id: c for c in CASES}
 
 

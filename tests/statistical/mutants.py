@@ -108,6 +108,8 @@ MUTANTS = [
     Mutant(f"{part} noise x0.5", f"mixture {part.replace('_', '-')}", scale_noise(f"{part}_std"),
            ci=part in ("sums", "radius"))
     for part in ("centre", "radius", "sums", "basis", "moments", "residual", "counts", "within_radius")
+] + [
+    Mutant("moments (class centring) noise x0.5", "mixture moments (class centring)", scale_noise("moments_std")),
 ]
 
 
