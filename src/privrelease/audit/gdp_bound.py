@@ -204,7 +204,7 @@ def audit_draws(fit: Callable[[Any, Any], Any], d0, d1, *, trials: int = 100_000
     mu = mu_lower_bound(s0, s1, alpha=alpha, claimed=claimed_mu)
     eps = None
     if claimed_epsilon is not None:
-        eps = audit_epsilon(batch=lambda which, rng, k: batch(which, rng, k), d0=0, d1=1, trials=int(trials),
+        eps = audit_epsilon(batch=batch, d0=0, d1=1, trials=int(trials),
                             seed=seed + 1, alpha=alpha, delta=delta, claimed=claimed_epsilon, max_batch=200_000)
     return DrawsAudit(shifts=shifts, sensitivity_ratios=ratios, mu_exact=mu_exact, mu=mu, epsilon=eps)
 
