@@ -77,6 +77,8 @@ class Capabilities:
     uses_label : fits a per-class model when the schema has a label (optional).
     needs_target : needs a numeric ``role: target`` column.
     estimates_covariance : estimates a p x p covariance, so a release needs n > p.
+    missing_numeric : releases numeric columns declared ``missing: allowed`` (NaN in the encoded
+        coordinate of a missing value); the others refuse such a schema.
     """
 
     passes: str = "memory"
@@ -86,6 +88,7 @@ class Capabilities:
     uses_label: bool = False
     needs_target: bool = False
     estimates_covariance: bool = False
+    missing_numeric: bool = False
 
     def __post_init__(self):
         if self.passes not in PASSES:
