@@ -213,21 +213,28 @@ def _split_parents(mask: np.ndarray, par: np.ndarray) -> np.ndarray:
     return out
 
 
-def refine_levels(trees, leaf_counts, top_mass, depths, threshold, measure, project) -> list:
+def refine_levels(trees, leaf_counts, top_mass, depths, threshold, measure, project, record=None) -> list:
     """Leaf masses ``(groups, n_cells)`` of every tree, from the released masses of its coarsest
     level ``top_mass`` down: at each level below, the children of every split node of the columns
     measured that deep (``depths``) are released together by ``measure(level, exact counts)`` (one
     Gaussian release per level) and made consistent with their parent; every other node gets its
     parent's mass spread by the leaf weights. Only the exact counts go to ``measure``; what is
-    measured is decided from released masses and public quantities (post-processing)."""
+    measured is decided from released masses and public quantities (post-processing). ``record``: a
+    list that gets, per level below the coarsest, the ``(column, group, node)`` of every released
+    count in release order."""
     mass = [np.asarray(m, dtype=np.float64) for m in top_mass]
     for lev in range(1, max((t.depth for t in trees), default=1)):
-        masks, values = {}, []
+        masks, values, ids = {}, [], []
         for j, t in enumerate(trees):
             if lev < min(t.depth, depths[j]):
                 masks[j] = split_mask(t, lev, mass[j], threshold)
                 values.append(t.level_counts(leaf_counts[j], lev)[masks[j]])
+                if record is not None:
+                    g, i = np.nonzero(masks[j])
+                    ids.append(np.column_stack([np.full(g.size, j), g, i]))
         noisy = measure(lev, np.concatenate(values)) if values and sum(v.size for v in values) else None
+        if record is not None and noisy is not None:
+            record.append(np.concatenate(ids).astype(np.int64))
         start = 0
         for j, t in enumerate(trees):
             if lev >= t.depth:

@@ -288,8 +288,9 @@ class GaussCopula(SyntheticMechanism):
             return self._gaussian(f"tree_level{level}_std", exact.astype(np.float64), sens, nm, exact.size)
 
         sizes = np.asarray(sizes, dtype=np.float64)
+        self.measured_nodes_ = []  # per finer round: (column, group, node) of each released count
         leaves = refine_levels(self.cells_, counts[:k], [m * sizes[:, None] for m in marg[:k]], self.depths_,
-                               float(self.split_sigmas) * std, measure, project_to_simplex)
+                               float(self.split_sigmas) * std, measure, project_to_simplex, self.measured_nodes_)
         safe = np.maximum(sizes, 1e-12)[:, None]
         self.marginals_ = [m / safe for m in leaves] + marg[k:]
         self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
