@@ -17,6 +17,7 @@ measured, not tuned on.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -115,7 +116,8 @@ def run(name, data, seed, tstr=False, **params) -> dict:
     cpu = time.process_time() - t
     cols = {c.name: column_metrics(train[c.name], res.data[c.name], c) for c in schema.columns
             if c.kind == "numeric" and c.name != label}
-    rec = {"data": name, "seed": seed, "params": params, "cpu_seconds": cpu, "columns": cols,
+    rec = {"data": name, "seed": seed, "params": params, "code": os.environ.get("BENCH_CODE", "this branch"),
+           "cpu_seconds": cpu, "columns": cols,
            "ks_worst": max(v["ks"] for v in cols.values()), "ks_mean": float(np.mean([v["ks"] for v in cols.values()]))}
     if tstr:
         rec["measure"] = mt.measure(train, res.data, test, schema, label, pairs=False)
@@ -148,8 +150,42 @@ def report(sets=("adult", "diabetes130"), seeds=(0, 1, 2)):
             _write(OUT / "tree_report.jsonl", run(name, data, seed, tstr=True))
 
 
+def summary():
+    """Markdown tables of the raw results (means over seeds): per data set / code / parameters, then
+    per column for the report sets."""
+    rows = [json.loads(x) for f in ("tree_tune.jsonl", "tree_report.jsonl") if (OUT / f).exists()
+            for x in open(OUT / f)]
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["data"], r.get("code", "this branch"), json.dumps(r["params"])), []).append(r)
+    print("| data | code | params | seeds | KS worst | KS mean | median err (worst col) | p90 err (worst col) "
+          "| atom gap (worst) | at a bound (worst col, real) | CPU s |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for (data, code, params), rs in groups.items():
+        def worst(key):
+            return np.mean([max(c[key] for c in r["columns"].values()) for r in rs])
+        bound = np.mean([max(c["at_bound_released"] - c["at_bound_real"] for c in r["columns"].values()) for r in rs])
+        print(f"| {data} | {code} | {params} | {len(rs)} | {np.mean([r['ks_worst'] for r in rs]):.3f} | "
+              f"{np.mean([r['ks_mean'] for r in rs]):.3f} | {worst('median'):.3f} | {worst('p90'):.3f} | "
+              f"{worst('atom_gap'):.3f} | {bound:.3f} | {np.mean([r['cpu_seconds'] for r in rs]):.2f} |")
+    for (data, code, params), rs in groups.items():
+        if "measure" not in rs[0]:
+            continue
+        m = {k: np.mean([r["measure"][k] for r in rs]) for k in rs[0]["measure"]}
+        print(f"\n{data}, {code}: " + ", ".join(f"{k} {v:.4f}" for k, v in m.items()))
+        print("\n| column | KS | median real / released | median err | p90 real / released | p90 err | atoms | worst atom gap |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for col in rs[0]["columns"]:
+            cs = [r["columns"][col] for r in rs]
+            mean = {k: np.mean([c[k] for c in cs]) for k in cs[0]}
+            print(f"| {col} | {mean['ks']:.3f} | {mean['median_real']:g} / {mean['median_released']:g} | "
+                  f"{mean['median']:.3f} | {mean['p90_real']:g} / {mean['p90_released']:g} | {mean['p90']:.3f} | "
+                  f"{cs[0]['atoms']} | {mean['atom_gap']:.3f} |")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "report"
     sets = tuple(sys.argv[2].split(",")) if len(sys.argv) > 2 else None
-    fn = {"tune": tune, "report": report}[cmd]
+    fn = {"tune": tune, "report": report, "summary": summary}[cmd]
     fn(sets) if sets else fn()
+
