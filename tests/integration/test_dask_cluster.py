@@ -89,7 +89,7 @@ def test_default_mechanism_runs_its_passes_on_the_workers(dask_cluster, parts_di
     assert len(chunks) == 8
     here = GaussCopula(rng=7, **kw).fit_passes(lambda: iter(chunks))
     assert remote.passes_ == here.passes_ == 4 and len(ex.passes) == 4
-    assert len(remote.cells_) == 2 and remote.cells_[0].grid  # age 0..100: an atom per value
+    assert len(remote.cells_) == 2 and remote.cells_[0].grid  # age 0..100: an atom per value (tree leaves)
     for a, b in zip(remote.marginals_, here.marginals_):
         assert np.allclose(a, b, rtol=1e-12)
     for attr in ("centre_", "components_", "class_means_", "class_covariances_"):

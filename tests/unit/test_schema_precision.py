@@ -109,7 +109,7 @@ def test_missing_numeric_without_missing_allowed_names_the_fix():
 MISSING_REFUSAL = ("column 'x' declares 'missing: allowed', which mechanism '{}' cannot release; ")
 
 
-@pytest.mark.parametrize("mechanism", ["laplace", "gauss-copula", "gauss-pca"])
+@pytest.mark.parametrize("mechanism", ["laplace", "gauss-pca"])
 def test_a_mechanism_without_the_capability_refuses_before_any_charge(tmp_path, mechanism):
     from privrelease.accounting.ledger import Ledger
 
@@ -128,6 +128,29 @@ def test_a_mechanism_without_the_capability_refuses_before_any_charge(tmp_path, 
             release_file(data, _missing_schema(), tmp_path / "out.csv", mechanism, 1.0, rng=0, engine=engine,
                          **kwargs)
     assert not (tmp_path / "out.csv").exists() and led.history("d") == []
+
+
+def test_the_refusal_names_the_mechanisms_that_can():
+    with pytest.raises(SchemaError, match=r"use one that can \(gauss-copula\)"):
+        release(_table(), _missing_schema(), "laplace", 1.0, rng=0)
+
+
+def test_the_default_releases_missing_values_at_their_rate_on_every_path(tmp_path):
+    """gauss-copula declares missing_numeric: the missing share of x (30 %) comes back, on the grid elsewhere."""
+    df = _table(2000)
+    df.loc[df.sample(frac=0.3, random_state=1).index, "x"] = np.nan
+    outs = [release(df, _missing_schema(), "gauss-copula", 4.0, rng=0).data,
+            Synthesizer(_missing_schema(), "gauss-copula", 4.0, rng=0).fit(df).sample(2000)]
+    data = tmp_path / "in.csv"
+    df.to_csv(data, index=False)
+    for engine in ("local", "dask"):
+        out = tmp_path / f"out-{engine}.csv"
+        release_file(data, _missing_schema(), out, "gauss-copula", 4.0, rng=0, engine=engine)
+        outs.append(pd.read_csv(out))
+    for got in outs:
+        share = got["x"].isna().mean()
+        assert abs(share - 0.3) < 0.05, share
+        assert _on_grid(got["x"].dropna().to_numpy(), 0.1, 0.0, 10.0)
 
 
 def test_the_declared_capability_lets_the_schema_through():
