@@ -77,13 +77,12 @@ def evaluate_cmd(
                                                                       "wide tables)."),
 ):
     """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
-    from ..evaluation.fidelity import PRIVATE_NOTICE, evaluate
+    from ..evaluation.fidelity import evaluate  # its table's first line is the private-data notice (said once)
     from ..io import atomic_write
 
     real, released, schema, test = example_inputs(example, real, released, schema, test)
     if json_out is not None and json_out.is_dir():
         err(f"--json {json_out} is a directory")
-    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
     sch, frames = _read_tables(schema, real=real, released=released, test=test)
     ev = evaluate(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
                   sdmetrics=not no_sdmetrics)
