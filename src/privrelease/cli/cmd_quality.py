@@ -25,11 +25,11 @@ def report(
     certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="The release's certificate JSON."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="A ledger whose state the report shows."),
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Show only this dataset of the ledger."),
-    sdmetrics: bool = typer.Option(False, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality report "
-                                   "(slow on wide tables)."),
+    sdmetrics: bool = typer.Option(True, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality scores, "
+                                   "as evaluate prints them (--no-sdmetrics: faster on wide tables)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out file."),
 ):
-    """Write ONE self-contained HTML quality report (plots, utility, certificate, ledger). It shows private
+    """Write ONE self-contained HTML quality report (measures, vector figures, certificate, ledger). It shows private
     statistics of REAL: NOT for publication."""
     from ..evaluation.fidelity import PRIVATE_NOTICE
     from ..evaluation.report import build_report
