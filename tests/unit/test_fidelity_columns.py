@@ -99,6 +99,18 @@ def test_datetime_columns_are_read_as_dates():
     assert numeric_columns(real, shifted, s)["d"]["ks"] == pytest.approx(2 / 3)  # 2 of 3 real dates precede July
     # datetime64 values (a table read with dates parsed) mean the same
     assert numeric_columns(real, released.assign(d=pd.to_datetime(released["d"])), s)["d"]["ks"] == 0.0
+    ev = evaluate(real, shifted, s, sdmetrics=False)  # every measure runs on dates with a missing one
+    assert ev.numeric["d"]["missing"] == {"real": 0.25, "released": 0.0} and ev.tvd_1way["d"] > 0
+    assert "numeric column (worst KS first)" in ev.to_table()
+
+
+def test_evaluate_with_missing_numbers_everywhere(small_df, small_schema):
+    real = small_df.assign(score=small_df["score"].where(small_df.index % 4 != 0))
+    released = small_df.assign(score=np.nan)
+    ev = evaluate(real, released, small_schema, test=small_df.iloc[:50], sdmetrics=True)
+    m = ev.numeric["score"]
+    assert m["ks"] == 1.0 and m["missing"] == {"real": 0.25, "released": 1.0} and np.isnan(m["w1_range"])
+    assert list(ev.numeric)[0] == "score" and "w1_range_max" in ev.summary()
 
 
 PARITY = Schema([CategoricalColumn("a", ("0", "1")), CategoricalColumn("b", ("0", "1")),

@@ -338,7 +338,7 @@ class Evaluation:
         """The headline numbers, flat (``lr_accuracy``, ``gbdt_auc``, ``tvd_1way``, ``ks_max``...)."""
         d = {"tvd_1way": self.tvd_1way_mean, "tvd_2way": self.tvd_2way_mean,
              "correlation_difference": self.correlation_difference}
-        d.update(self._numeric_summary())
+        d.update({k: v for k, v in self._numeric_summary().items() if v is not None})
         if self.tvd_3way:
             d["tvd_3way"] = self.tvd_3way_mean
         if self.sdmetrics:
