@@ -102,9 +102,9 @@ def column_figure(col, pr: np.ndarray, ps: np.ndarray, labels: list[str], real: 
     ax.tick_params(axis="y", labelsize=FONT)
     ax.set_ylabel("share of records", fontsize=FONT)
     ax.set_xlim(-0.6, len(x) - 0.4)
-    ax.set_title(clip(col.name, 60), fontsize=10, loc="left")
-    ax.legend(fontsize=FONT, frameon=False, ncol=2, loc="lower right", bbox_to_anchor=(1.0, 1.0),
-              borderaxespad=0.2)  # above the bars, never over them
+    ax.set_title(clip(col.name, 60), fontsize=10, loc="left", pad=17)
+    ax.legend(fontsize=FONT, frameon=False, ncol=2, loc="lower left", bbox_to_anchor=(0.0, 1.0),
+              borderaxespad=0.1, borderpad=0.1)  # between the title and the bars, never over either
     if ecdf:
         _ecdf_axes(fig.add_subplot(grid[0, 1]), col, real, released)
     return svg(fig)
