@@ -25,15 +25,15 @@ def report(
     certificate: Optional[Path] = typer.Option(None, "--certificate", "-c", help="The release's certificate JSON."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="A ledger whose state the report shows."),
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="Show only this dataset of the ledger."),
-    sdmetrics: bool = typer.Option(False, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality report "
-                                   "(slow on wide tables)."),
+    sdmetrics: bool = typer.Option(True, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality scores, "
+                                   "as evaluate prints them (--no-sdmetrics: faster on wide tables)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out file."),
 
     sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
                                       "among , ; tab |; 'tab' or '\\t' for a tab)."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
-    """Write ONE self-contained HTML quality report (plots, utility, certificate, ledger). It shows private
+    """Write ONE self-contained HTML quality report (measures, vector figures, certificate, ledger). It shows private
     statistics of REAL: NOT for publication."""
     from ..evaluation.fidelity import PRIVATE_NOTICE
     from ..evaluation.report import build_report
@@ -87,7 +87,7 @@ def evaluate_cmd(
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
-    from ..evaluation.fidelity import evaluate
+    from ..evaluation.fidelity import evaluate  # its table's first line is the private-data notice (said once)
     from ..io import atomic_write
 
     real, released, schema, test = example_inputs(example, real, released, schema, test)
