@@ -7,9 +7,10 @@ For each data set and seed: every release named by ``--ours`` (our mechanisms, i
 and every peer (each in its own virtual environment under ``--peer-venvs``, created on first
 use with ``python -m venv`` and pip from the package index) releases the real training table
 at the same epsilon and delta; each release is measured against the real table and tested on
-the real held-out records with :func:`privrelease.evaluation.fidelity.evaluate` (1-way and
-2-way TVD over the schema's public bins and levels, SDMetrics quality, correlation difference,
-logistic regression and gradient boosting trained on the release). Release time is the wall
+the real held-out records with :func:`privrelease.evaluation.fidelity.evaluate` (1-way, 2-way and
+3-way (pair, label) TVD over the schema's public bins and levels; per numeric column KS, W1 over
+the public range, quantiles and atom shares; SDMetrics quality, correlation difference, logistic
+regression and gradient boosting trained on the release, the majority-class rate). Release time is the wall
 and CPU time of the release alone (peers: fit + sample inside their process, with the CPU of
 their worker processes).
 
@@ -54,7 +55,9 @@ VENV_INSTALL = {
 }
 METRICS = [("lr_accuracy", "LR acc"), ("lr_auc", "LR AUC"), ("lr_macro_f1", "LR macro-F1"),
            ("gbdt_accuracy", "GBDT acc"), ("gbdt_auc", "GBDT AUC"), ("gbdt_macro_f1", "GBDT macro-F1"),
-           ("tvd_1way", "1-way TVD"), ("tvd_2way", "2-way TVD"), ("sdm_overall", "SDM overall"),
+           ("tvd_1way", "1-way TVD"), ("tvd_2way", "2-way TVD"), ("tvd_3way", "3-way TVD"),
+           ("ks_max", "KS worst"), ("ks_mean", "KS mean"), ("w1_range_max", "W1/range worst"),
+           ("quantile_error_max", "quantile err. worst"), ("atom_gap_max", "atom gap worst"), ("sdm_overall", "SDM overall"),
            ("sdm_column_shapes", "SDM shapes"), ("sdm_column_pair_trends", "SDM pair trends"),
            ("correlation_difference", "corr. diff."), ("wall_seconds", "wall s"), ("cpu_seconds", "CPU s")]
 WIDE_REASON = ("not run: {p} continuous columns ({pairs:,} column pairs of {b}x{b} cells); the marginal-based "
@@ -197,6 +200,7 @@ def main(argv=None):
         a.markdown.write_text(markdown(json.loads(a.markdown_from.read_text())))
         return
 
+    from privrelease.evaluation.columns import majority_rate
     from privrelease.evaluation.fidelity import evaluate, tstr
     from privrelease.experiments.mixed_bench import from_cells, to_cells
     from privrelease.release import DEFAULT_MECHANISM
@@ -237,6 +241,7 @@ def main(argv=None):
             use_sdm = len(schema.columns) <= a.sdmetrics_max_columns
             entry = {"n_train": n, "n_test": len(test), "n_columns": len(schema.columns),
                      "n_numeric": len(schema.numeric), "label": label, "label_levels": len(schema[label].categories),
+                     "majority_rate": majority_rate(train, test, schema[label]),
                      "sdmetrics": use_sdm if use_sdm else f"skipped: {len(schema.columns)} columns",
                      "real": tstr(train, test, schema, label), "releases": {}}
             result["datasets"][ds] = entry
@@ -264,6 +269,9 @@ def main(argv=None):
                                       bins_1way=a.bins, seed=seed)
                         r["metrics"] = ev.summary()
                         r["tvd_1way_per_column"] = ev.tvd_1way
+                        r["numeric_columns"] = ev.numeric  # KS, W1 / range, quantiles, atoms, missing shares
+                        three = ev.to_dict()["tvd_3way"]
+                        r["tvd_3way_worst"] = dict(list(three["per_pair"].items())[:10]) if three else None
                     rel["runs"].append(r)
                     rel["summary"] = summarize(rel["runs"])
                     log(f"{ds} seed {seed}: {name} {r['status']} "
@@ -320,7 +328,9 @@ def markdown(result) -> str:
                   f"{e['n_train']:,} training records (released), {e['n_test']:,} real test records, "
                   f"{e['n_columns']} columns ({e['n_numeric']} numeric), label `{e['label']}` "
                   f"({e['label_levels']} levels). SDMetrics: "
-                  + ("computed" if e["sdmetrics"] is True else str(e["sdmetrics"])) + ".", "",
+                  + ("computed" if e["sdmetrics"] is True else str(e["sdmetrics"])) + "."
+                  + (f" Majority-class rate on the test records (the accuracy of predicting the real table's most "
+                     f"frequent label for everyone): {e['majority_rate']:.3f}." if "majority_rate" in e else ""), "",
                   "| release | " + " | ".join(h for _, h in keys) + " | runs |",
                   "| --- |" + " --- |" * (len(keys) + 1)]
         real = e["real"]
@@ -345,12 +355,50 @@ def markdown(result) -> str:
                                             else f" ({r.get('error', '')})") for r in bad)
             label = f"{name} (ours)" if rel["kind"] == "ours" else name
             lines.append(f"| {label} | " + " | ".join(_cell(s.get(k), k) for k, _ in keys) + f" | {note} |")
+        lines += per_column_markdown(e)
     lines += ["", "TVD: total variation distance of each column's (pair's) histogram, real against released, "
-              "mean over columns (pairs); lower is better. SDM: SDMetrics QualityReport (higher is better). "
+              "mean over columns (pairs); lower is better. 3-way TVD: the same over (pair, label) triples. "
+              "KS: two-sample Kolmogorov-Smirnov statistic of a numeric column's values (worst column, mean over "
+              "numeric columns). W1/range: Wasserstein-1 distance over the public range. quantile err.: "
+              "|released - real| / |real| of the median, p90 or p99 (in steps where the real one is 0), the worst. "
+              "atom gap: the largest change in the share of a value held by at least 1 % of the real records. "
+              "Definitions: docs/evaluation.md. SDM: SDMetrics QualityReport (higher is better). "
               "corr. diff.: mean |r_real - r_released| over encoded column pairs of different columns. LR / GBDT: "
               "standardised logistic regression / HistGradientBoostingClassifier trained on the release, tested "
               "on the real test records. Times: the release alone (fit + sample).", ""]
     return "\n".join(lines)
+
+
+def per_column_markdown(e, most: int = 15) -> list[str]:
+    """Per numeric column, worst first: KS and W1 / range of every release (mean over its seeds), real and
+    released median and p90 (mean over seeds); at most ``most`` columns (the worst by KS over the releases)."""
+    runs = {name: [r for r in rel.get("runs", []) if r.get("status") == "ok" and r.get("numeric_columns")]
+            for name, rel in e["releases"].items()}
+    runs = {k: v for k, v in runs.items() if v}
+    if not runs:
+        return []
+    cols = list(next(iter(runs.values()))[0]["numeric_columns"])
+
+    def mean(name, col, get):
+        vals = [get(r["numeric_columns"][col]) for r in runs[name] if col in r["numeric_columns"]]
+        vals = [v for v in vals if v is not None and np.isfinite(v)]
+        return float(np.mean(vals)) if vals else float("nan")
+
+    worst = sorted(cols, key=lambda c: -max(mean(n, c, lambda m: m["ks"]) for n in runs))
+    shown = worst[:most]
+    lines = ["", f"Numeric columns, worst KS first ({len(shown)} of {len(cols)}): KS / W1 over the range, and the "
+             "released median / p90 (real in the header), mean over seeds.", "",
+             "| column (real median / p90) | " + " | ".join(runs) + " |", "| --- |" + " --- |" * len(runs)]
+    for c in shown:
+        q = next(iter(runs.values()))[0]["numeric_columns"][c]["quantiles"]
+        cells = []
+        for n in runs:
+            med = mean(n, c, lambda m: m["quantiles"]["median"]["released"])
+            p90 = mean(n, c, lambda m: m["quantiles"]["p90"]["released"])
+            cells.append(f"{mean(n, c, lambda m: m['ks']):.3f} / {mean(n, c, lambda m: m['w1_range']):.3f}; "
+                         f"{med:.4g} / {p90:.4g}")
+        lines.append(f"| {c} ({q['median']['real']:.4g} / {q['p90']['real']:.4g}) | " + " | ".join(cells) + " |")
+    return lines
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ def test_default_mechanism_runs_its_passes_on_the_workers(dask_cluster, parts_di
     assert len(chunks) == 8
     here = GaussCopula(rng=7, **kw).fit_passes(lambda: iter(chunks))
     assert remote.passes_ == here.passes_ == 4 and len(ex.passes) == 4
-    assert len(remote.cells_) == 2 and remote.cells_[0].grid  # age 0..100: an atom per value
+    assert len(remote.cells_) == 2 and remote.cells_[0].grid  # age 0..100: an atom per value (tree leaves)
     for a, b in zip(remote.marginals_, here.marginals_):
         assert np.allclose(a, b, rtol=1e-12)
     for attr in ("centre_", "components_", "class_means_", "class_covariances_"):
@@ -196,7 +196,7 @@ def test_cli_releases_a_glob_on_a_named_cluster(dask_cluster, parts_dir, small_s
 
 @pytest.mark.parametrize("extra, needle", [
     (["--workers", "2"], "need --engine dask"),
-    (["--engine", "dask", "--workers", "0"], "--workers"),
+    (["--engine", "dask", "--workers", "0"], "workers must be an integer"),  # in Python: the argument's name
     (["--engine", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "either --scheduler"),
 ])
 def test_cluster_options_are_checked_before_anything_starts(parts_dir, small_schema, tmp_path, extra, needle):

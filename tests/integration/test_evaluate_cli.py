@@ -27,15 +27,20 @@ def test_evaluate_a_release_writes_table_and_json(tmp_path, capsys):
     code, out, err = run_cli(["evaluate", str(real), str(rel), "--schema", str(schema), "--test", str(held),
                               "--json", str(out_json)], capsys)
     assert code == 0, err
-    assert "NOT for publication" in err and "NOT for publication" in out
-    for row in ("1-way TVD", "2-way TVD", "SDMetrics quality: overall", "column pair trends",
-                "logistic regression (release)", "gradient boosting (real data)"):
+    assert (out + err).count("NOT differentially private") == 1  # the private-data notice, said once
+    assert out.startswith("# ") and "NOT for publication" in out.splitlines()[0]
+    for row in ("1-way TVD", "2-way TVD", "3-way TVD (pair, label)", "SDMetrics quality: overall",
+                "column pair trends", "logistic regression (release)", "gradient boosting (real data)",
+                "majority class for everyone", "numeric column (worst KS first)", "capital-gain"):
         assert row in out
     d = json.loads(out_json.read_text())
     assert d["n_real"] == 3000 and d["n_test"] == 2000 and d["label"] == "income"
     assert 0 < d["tvd_1way"]["mean"] < 1 and len(d["tvd_2way"]["per_pair"]) == 55
     assert 0 < d["sdmetrics"]["overall"] <= 1
     assert 0.5 < d["tstr_real"]["gradient_boosting"]["auc"] <= 1
+    assert 0.5 < d["majority_rate"] < 0.9 and len(d["tvd_3way"]["per_pair"]) == 45
+    ks = [m["ks"] for m in d["numeric_columns"].values()]
+    assert len(ks) == 5 and ks == sorted(ks, reverse=True) and d["summary"]["ks_max"] == ks[0]
 
 
 def test_evaluate_example_and_bad_input(tmp_path, capsys):
@@ -56,4 +61,4 @@ def test_evaluate_example_and_bad_input(tmp_path, capsys):
     assert code == 2 and "categorical" in err and not out_json.exists()
     pd.DataFrame({"age": [30]}).to_csv(rel, index=False)
     code, _, err = run_cli(["evaluate", "--example", "adult", str(rel)], capsys)
-    assert code == 2 and "lacks the schema's columns" in err and len(err.strip().splitlines()) == 2
+    assert code == 2 and "lacks the schema's columns" in err and len(err.strip().splitlines()) == 1

@@ -1,4 +1,5 @@
-"""``privrelease report``: one self-contained HTML page that renders (checked in headless Chromium)."""
+"""``privrelease report``: one self-contained HTML page of vector figures that renders legibly (checked in headless
+Chromium)."""
 
 import json
 import re
@@ -56,21 +57,42 @@ def report_page(tmp_path_factory):
     return tmp
 
 
+N_FIGURES = len(SCHEMA["columns"]) + 3 + 1 + 3  # one per column, associations (3), 2-way TVD, correlations (3)
+
+
 def test_report_is_one_self_contained_page(report_page, capsys):
     tmp = report_page
     page = (tmp / "report.html").read_text()
     body = page.split("<body>", 1)[1]
     assert body.lstrip().startswith('<div class="banner"') and "NOT FOR PUBLICATION" in body[:400]
-    imgs = re.findall(r'<img [^>]*src="([^"]+)"', page)
-    assert len(imgs) == len(SCHEMA["columns"]) + 2  # one per column, correlations, 2-way TVD
-    assert all(src.startswith("data:image/png;base64,") for src in imgs)
+    # vector figures with their text as text at 8 points or more (a colour bar's gradient is the only raster)
+    assert page.count("<svg") == N_FIGURES and "<img" not in page
+    assert page.count("<image") == 7  # the colour bars of the 7 heatmaps
+    sizes = [float(s) for s in re.findall(r"font-size: ([0-9.]+)px", page)]
+    assert sizes and min(sizes) >= 8 and ">age</text>" in page.replace("\n", "")
     assert not re.search(r"(src|href)=\"(https?:|//)", page) and "<script" not in page and "<link" not in page
     cert = json.loads((tmp / "cert.json").read_text())
-    assert cert["guarantee"] in page and "epsilon remaining" in page and "train on release" in page
+    assert cert["guarantee"] in page and "epsilon remaining" in page and "Train on the release" in page
+    for row in ("SDMetrics quality: overall", "KS, worst numeric column", "3-way TVD", "majority class for everyone",
+                "Numeric columns, worst KS first", "Correlations of the encoded columns"):
+        assert row in page, row
+    assert "Left out of this report" not in page  # test, certificate and ledger given, SDMetrics on
     # an existing report is not replaced silently
     code, _, err = run_cli(["report", str(tmp / "real.csv"), str(tmp / "rel.csv"), "--schema", str(tmp / "schema.yaml"),
                             "--out", str(tmp / "report.html")], capsys)
     assert code == 2 and "--overwrite" in err
+
+
+def test_report_without_test_says_what_it_leaves_out(report_page, capsys):
+    tmp = report_page
+    out = tmp / "short.html"
+    code, _, err = run_cli(["report", str(tmp / "real.csv"), str(tmp / "rel.csv"), "--schema", str(tmp / "schema.yaml"),
+                            "--no-sdmetrics", "--out", str(out)], capsys)
+    assert code == 0, err
+    left = out.read_text().split("Left out of this report", 1)[1].split("</div>", 1)[0]
+    for reason in ("Train-on-release scores", "--test", "SDMetrics", "--no-sdmetrics", "certificate", "ledger"):
+        assert reason in left, reason
+    assert "Train on the release, test on real" not in out.read_text()
 
 
 CHECK = """<script>
@@ -78,10 +100,13 @@ window.__errors = [];
 window.addEventListener('error', function (e) { window.__errors.push('error: ' + (e.message || e.target.src)); }, true);
 var _ce = console.error; console.error = function () { window.__errors.push('console: ' + [].join.call(arguments, ' ')); _ce.apply(console, arguments); };
 window.addEventListener('load', function () {
-  var imgs = Array.prototype.slice.call(document.images);
-  var bad = imgs.filter(function (i) { return !i.complete || i.naturalWidth === 0; }).length;
+  var figs = Array.prototype.slice.call(document.querySelectorAll('svg'));
+  var empty = figs.filter(function (s) { var r = s.getBoundingClientRect(); return r.width < 50 || r.height < 50; }).length;
+  var small = Array.prototype.slice.call(document.querySelectorAll('svg text')).filter(function (t) {
+    var r = t.getBoundingClientRect(); return r.width > 0 && parseFloat(getComputedStyle(t).fontSize) * s(t) < 10; }).length;
+  function s(t) { var m = t.getScreenCTM(); return m ? Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)) : 1; }
   var out = document.createElement('pre'); out.id = 'render-check';
-  out.textContent = 'IMAGES ' + imgs.length + ' BROKEN ' + bad + ' ERRORS ' + JSON.stringify(window.__errors);
+  out.textContent = 'FIGURES ' + figs.length + ' EMPTY ' + empty + ' SMALLTEXT ' + small + ' ERRORS ' + JSON.stringify(window.__errors);
   document.body.appendChild(out);
 });
 </script>"""
@@ -96,7 +121,8 @@ def _chromium():
 
 
 def test_report_renders_in_headless_chromium(report_page, tmp_path):
-    """Every figure decodes (naturalWidth > 0) and the console shows no error."""
+    """Every figure lays out at a visible size, no label is drawn below 10 CSS pixels (7.5 points) on screen,
+    and the console shows no error."""
     browser = _chromium()
     page = report_page / "report.html"
     probe = tmp_path / "probe.html"
@@ -104,13 +130,14 @@ def test_report_renders_in_headless_chromium(report_page, tmp_path):
     proc = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
          "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
-         "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()],
+         "--window-size=1400,4000", "--virtual-time-budget=10000", "--dump-dom", probe.as_uri()],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    m = re.search(r"IMAGES (\d+) BROKEN (\d+) ERRORS (\[.*?\])</pre>", proc.stdout)
+    m = re.search(r"FIGURES (\d+) EMPTY (\d+) SMALLTEXT (\d+) ERRORS (\[.*?\])</pre>", proc.stdout)
     assert m, proc.stdout[-1000:] + proc.stderr[-2000:]
-    n, broken, errors = int(m.group(1)), int(m.group(2)), json.loads(m.group(3).replace("&quot;", '"'))
-    assert n == len(SCHEMA["columns"]) + 2 and broken == 0 and errors == []
+    n, empty, small = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    errors = json.loads(m.group(4).replace("&quot;", '"'))
+    assert n == N_FIGURES and empty == 0 and small == 0 and errors == []
     console = [line for line in proc.stderr.splitlines() if "CONSOLE" in line and "probe.html" in line]
     assert console == [], console
 
@@ -127,7 +154,7 @@ def test_report_on_the_bundled_example(tmp_path, capsys):
     assert code == 0, err
     page = (tmp_path / "r.html").read_text()
     assert "NOT for publication" in page or "not for publication" in page.lower()
-    assert page.count("<img") >= 11  # one distribution figure per column at least
+    assert page.count("<svg") >= 11  # one distribution figure per column at least
     code, _, err = run_cli(["report", "--example", "adult", "a.csv", str(tmp_path / "rel.csv"), "--out",
                             str(tmp_path / "r2.html")], capsys)
     assert code == 2 and "--example" in err and not (tmp_path / "r2.html").exists()

@@ -30,8 +30,11 @@ from privrelease.dp.calibration import calibrate_rho
 
 from test_audit_gauss_pca import RecordingSource
 
-N, BINS, SHARE, DELTA = 1000, 4, 0.99, 1e-5  # n large enough that the public rule releases the numeric histogram
-CELL_A, CELL_B = 1, 4  # cells of 0.1 and 0.9 (atom at 0, 4 intervals, atom at 1); others sit at 0.4 -> cell 2
+N, SHARE, DELTA = 1000, 0.99, 1e-5
+# one level of 6 cells (atom at 0, 4 intervals, atom at 1; branching above 6): the round-1 histogram
+CELLS = dict(grids=((0.0, 1.0, 0.0),), max_leaves=6, branching=8)
+BINS = 4
+CELL_A, CELL_B = 1, 4  # cells of 0.1 and 0.9; others sit at 0.4 -> cell 2
 REAL_SENSITIVITY = gc.histogram_sensitivity
 
 
@@ -64,8 +67,8 @@ def batch(eps, labelled=False, make_passes=in_memory):
         passes = make_passes(data)
         for i in range(k):
             src = RecordingSource(rng)
-            m = gc.GaussCopula(eps, DELTA, marginal_share=SHARE, bins=BINS, rng=src,
-                               n_classes=2 if labelled else None, by_label=True)
+            m = gc.GaussCopula(eps, DELTA, marginal_share=SHARE, rng=src,
+                               n_classes=2 if labelled else None, by_label=True, **CELLS)
             m.fit_marginals(passes, p=1)
             assert m.cells_ and m.groups_ == (2 if labelled else 1), "the witness must release the histogram"
             noisy = src.releases[-1]

@@ -8,8 +8,9 @@ streamed chunks, or Dask partitions in ``test_audit_gauss_copula_pairs_dask``), 
 (post-processing of earlier outputs, fixed given them) is pinned by the test to a worst case.
 
 Measurement witness (derivation: the Notes of :func:`pairs.fit_pairs`): one numeric column and the
-label, so one candidate (column x label, 10 x 2 cells); the target record moves from (x = 0.1,
-class 0), cell A, to (x = 0.9, class 1), cell B, the other records sit at (0.4, class 0). The
+label, so one candidate (column x label: the 11 grid values of the column's one-level tree x 2
+classes); the target record moves from (x = 0.1, class 0), cell A, to (x = 0.9, class 1), cell B,
+the other records sit at (0.4, class 0). The
 statistic ``noisy[A] - noisy[B]`` of the pair measurement (the last Gaussian release of the
 transcript) moves its mean by 2, the whole L2 sensitivity ``sqrt 2`` of two coordinates; its std is
 ``2 / sqrt(2 rho_measure)``. The pair stage gets 0.99 of the budget and ``SELECT_FRACTION`` is
@@ -29,6 +30,8 @@ is caught.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pytest
@@ -44,7 +47,7 @@ from test_audit_gauss_pca import RecordingSource
 N, DELTA, SHARE = 1000, 1e-5, 0.99
 NUM = EncodedDomain(p=1, numeric=(0,), blocks=())
 CAT = EncodedDomain(p=6, numeric=(), blocks=((0, 2), (2, 4), (4, 6)))
-CELL_A, CELL_B = 1 * 2 + 0, 8 * 2 + 1  # (coarse cell of 0.1, class 0) and (coarse cell of 0.9, class 1)
+GRIDS = ((0.0, 1.0, 0.1),)  # the numeric column: 11 grid values, one tree level (its cells in the pair)
 
 
 def in_memory(data):
@@ -92,11 +95,17 @@ def pinned_estimate(exact0):
 
 
 def fitted(eps, src, dom, passes, labelled):
-    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_rounds=1, pair_share=SHARE, bins=4, rng=src,
-                    n_classes=2 if labelled else None, domain=dom)
+    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_rounds=1, pair_share=SHARE, rng=src,
+                    n_classes=2 if labelled else None, domain=dom, grids=GRIDS[:len(dom.numeric)])
     m.fit_marginals(passes)
     assert m.pair_plan_ is not None and m.pair_plan_.rounds == 1
     return m
+
+
+def witness_cells(attrs):
+    """The cells of (0.1, class 0) and (0.9, class 1) in the candidate (column x label)."""
+    codes = attrs.codes(np.array([[0.1], [0.9]]), np.array([0, 1]))
+    return tuple(int(a * attrs.sizes[1] + b) for a, b in codes)
 
 
 def measure_batch(eps, make_passes):
@@ -108,11 +117,13 @@ def measure_batch(eps, make_passes):
             m = fitted(eps, src, NUM, passes, labelled=True)
             exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
             assert len(exact) == 1, "one candidate: the column and the label"
+            cell_a, cell_b = witness_cells(m.pair_plan_.attributes)
+            assert cell_a != cell_b
             pairs_mod.select_and_measure(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"],
-                                         m.rho_split_["pairs_select"], lambda: [np.zeros(20)],
+                                         m.rho_split_["pairs_select"], lambda: [np.zeros(exact[0].size)],
                                          lambda r, noisy, s: None)
             noisy = src.releases[-1]
-            out[i] = noisy[CELL_A] - noisy[CELL_B]
+            out[i] = noisy[cell_a] - noisy[cell_b]
         return out
 
     return run
@@ -159,8 +170,35 @@ def _plan_for(eps, passes):
     return fitted(eps, RecordingSource(np.random.default_rng(0)), CAT, passes, labelled=False).pair_plan_
 
 
+@dataclass(frozen=True)
+class PairCase:
+    """A pair-stage audit as the mutant list (``mutants.py``) runs it: the witness above on one chunk,
+    ``run(trials, seed)`` gives the epsilon bound to compare with ``claimed``."""
+
+    id: str
+    audit: Callable
+    select_fraction: float
+    trials: int
+    claimed: float = 2.0
+
+    def run(self, trials: int, seed: int, make_passes=in_memory):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(pairs_mod, "SELECT_FRACTION", self.select_fraction)
+            pairs_mod.split_with_pairs.cache_clear()
+            try:
+                return self.audit(self.claimed, min(trials, self.trials), seed, make_passes)
+            finally:
+                pairs_mod.split_with_pairs.cache_clear()
+
+
+# the measurement carries 0.98 of the loss; the selection most of it
+MEASUREMENT = PairCase("pair measurement", audit_measurement, 0.01, 40_000)
+SELECTION = PairCase("pair selection", audit_selection, 0.99, 20_000)
+PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION)}
+
+
 def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
-    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", 0.01)  # the measurement carries 0.98 of the loss
+    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", MEASUREMENT.select_fraction)
     pairs_mod.split_with_pairs.cache_clear()
     real = audit_measurement(eps, trials, seeds[0], make_passes)
     print("real", real.summary())
@@ -173,7 +211,7 @@ def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
 
 
 def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory):
-    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", 0.99)
+    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", SELECTION.select_fraction)
     pairs_mod.split_with_pairs.cache_clear()
     real = audit_selection(eps, trials, seeds[0], make_passes)
     print("real", real.summary())

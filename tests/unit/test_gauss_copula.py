@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from privrelease.errors import ParameterError
-from privrelease.mechanisms.gauss_mixture.gauss_copula import (CellCounter, GaussCopula, NumericCells, histogram_sensitivity,
+from privrelease.errors import DataWarning
+from privrelease.mechanisms.gauss_mixture.gauss_copula import (CellCounter, GaussCopula, NumericTree, histogram_sensitivity,
                                                  project_to_simplex, quota_assign)
 from privrelease.release import release
 from privrelease.schema import Encoder, Schema
@@ -66,10 +67,10 @@ def test_project_to_simplex():
 
 
 def test_cells_keep_atoms_on_integer_grid_and_bounds():
-    grid = NumericCells(98, 32, 128)  # hours 1..99
-    assert grid.grid and grid.n_cells == 99 and grid.atom.all()
+    grid = NumericTree(1, 99, 1.0, branching=16, max_leaves=128)  # hours 1..99: an atom per value
+    assert grid.grid and grid.n_cells == 99 and grid.atom.all() and grid.depth == 2
     assert grid.index(np.array([39 / 98]))[0] == 39
-    wide = NumericCells(99999, 32, 128)  # capital-gain 0..99999: atoms at both bounds, 32 intervals
+    wide = NumericTree(0, 99999, 1.0, branching=16, max_leaves=34)  # atoms at both bounds, 32 intervals
     assert not wide.grid and wide.n_cells == 34
     k = wide.index(np.array([0.0, 1e-4, 0.5, 1.0]))
     assert k[0] == 0 and k[1] == 1 and k[3] == 33 and wide.atom[[0, 33]].all()
@@ -129,8 +130,9 @@ def test_epsilon_accounting_matches_target():
     assert cert.extra["epsilon_check_dp_accounting"] <= 1.0 + 1e-6
 
 
-@pytest.mark.parametrize("bad", [{"marginal_share": 0}, {"marginal_share": 1.0}, {"bins": 0},
-                                 {"integer_steps": (1, 2)}, {"max_integer_cells": 1}])
+@pytest.mark.parametrize("bad", [{"marginal_share": 0}, {"marginal_share": 1.0}, {"branching": 1},
+                                 {"grids": ((0, 1, 0),)}, {"max_leaves": 2}, {"missing": (True,)},
+                                 {"grids": ((0, 1, 0), (1, 0, 0), (0, 1, -1))}])
 def test_bad_parameters_refused(bad):
     df, schema = _mixed(300)
     with pytest.raises(ParameterError):
@@ -160,25 +162,24 @@ def test_streamed_file_release(tmp_path):
     assert cert.extra["passes"] == 4
 
 
-def test_auto_bins_and_denoise():
-    from privrelease.mechanisms.gauss_mixture.gauss_copula import auto_bins, denoise
+def test_denoise():
+    from privrelease.mechanisms.gauss_mixture.gauss_copula import denoise
 
-    assert auto_bins(30000, 0.0) == 64
-    assert auto_bins(15000, 36.0) == 32  # 15000 / (8 * 36) = 52 -> 32
-    assert auto_bins(1000, 150.0) == 4
     v = denoise(np.array([100.0, 3.0, -5.0, 50.0]), 150.0, 10.0)
     assert v.tolist() == [100.0, 0.0, 0.0, 50.0]
 
 
-def test_noisy_all_numeric_table_gives_the_whole_budget_to_the_mixture():
-    """Many numeric columns, few records: no histogram is released, the mixture spends all of rho."""
+def test_few_records_many_columns_release_the_coarsest_cells_and_say_so():
+    """Many numeric columns, few records: every tree is released at its coarsest level (a public rule,
+    announced in one warning); sampled values stay inside the bounds and off them."""
     g = np.random.default_rng(0)
-    X = g.random((400, 60))
-    m = GaussCopula(1.0, rng=0, n_classes=2).fit(X, (X[:, 0] > 0.5).astype(int))
-    assert not m.numeric_copula_ and m.marginals_ == []
-    assert m.rho_split_["marginals"] == 0.0 and m.mixture_.rho_ == pytest.approx(m.rho_)
-    Xs, ys = m.sample(100)
-    assert Xs.shape == (100, 60) and Xs.min() >= 0 and Xs.max() <= 1
+    X = 0.25 + 0.5 * g.random((400, 60))
+    with pytest.warns(DataWarning, match="coarsest cells"):
+        m = GaussCopula(1.0, rng=0, n_classes=2).fit(X, (X[:, 0] > 0.5).astype(int))
+    assert set(m.depths_) == {1} and len(m.marginals_) == 60
+    Xs, ys = m.sample(1000)
+    assert Xs.shape == (1000, 60) and Xs.min() >= 0 and Xs.max() <= 1
+    assert np.mean((Xs == 0) | (Xs == 1)) < 0.01  # nothing piled onto the bounds
 
 
 @pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4), (True, None, 5)])

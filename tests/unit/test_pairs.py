@@ -11,10 +11,12 @@ from privrelease.dp.calibration import calibrate_rho, epsilon_for
 from privrelease.engine.passes import ChunkPasses
 from privrelease.estimation import Measurement, PoolFit
 from privrelease.mechanisms.gauss_mixture import pairs as P
+from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
 
 DOM = EncodedDomain(p=5, numeric=(0, 1), blocks=((2, 5),))
+TREES = (NumericTree(0.0, 1.0, max_leaves=1024), NumericTree(0.0, 1.0, max_leaves=1024))
 
 
 def table(n=3000, seed=0):
@@ -30,14 +32,16 @@ def table(n=3000, seed=0):
     return X, y
 
 
-def test_coarse_codes_put_the_bounds_in_cells_of_their_own():
-    codes = P.coarse_codes(np.array([0.0, 1e-3, 0.5, 0.999, 1.0]), bins=8)
-    assert codes.tolist() == [0, 1, 5, 8, 9]
+def test_coarse_codes_are_a_coarse_tree_level_with_the_missing_leaf_its_own_cell():
+    tree = NumericTree(0, 100, 1, True, branching=4, max_leaves=1000)  # 101 grid values and the missing leaf
+    assert P.pair_level(tree) == 1 and P.n_nodes(tree, 1) == 8  # nodes of 16 values (7) and the missing one
+    codes = P.coarse_codes(np.array([np.nan, 0.0, 0.15, 0.16, 1.0]), tree)
+    assert codes.tolist() == [0, 1, 1, 2, 7]
 
 
 def test_counts_of_streamed_chunks_equal_one_chunk():
     X, y = table()
-    plan = P.plan_pairs(DOM, len(X), 2, 1.0, 1e-5, "gaussian", 3, 0.3)
+    plan = P.plan_pairs(DOM, TREES, len(X), 2, 1.0, 1e-5, "gaussian", 3, 0.3)
     one = P.count_pairs(ChunkPasses(lambda: iter([(X, y)])), plan, len(X))
     chunks = P.count_pairs(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))),
                            plan, len(X))

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import err, number_pair
+from .common import err, interrupt_notes, number_pair
 
 
 def schema_draft(
@@ -30,13 +30,17 @@ def schema_draft(
     budget: Optional[str] = typer.Option(None, "--budget", help="DP draft: total budget EPS[,DELTA] declared "
                                          "for the dataset at its first use of the ledger."),
     seed: Optional[int] = typer.Option(None, "--seed", help="DP draft: seeded noise (NOT for real use)."),
+
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+                                      "among , ; tab |; 'tab' or '\\t' for a tab)."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Print a YAML schema draft for review: private with --epsilon, otherwise read from the data (NOT private)."""
     from ..errors import NotPrivateWarning
     from ..io import read_table
     from ..schema import draft_schema
 
-    df = read_table(input)
+    df = read_table(input, sep=sep, encoding=encoding)
     if epsilon is not None:
         _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed)
         return
@@ -89,8 +93,9 @@ def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, 
             total = eps_t if delta_t is None else PrivacyCost(eps_t, delta_t)
         cost = draft_cost(df, epsilon, delta, label=label, categorical=cats)
         charge = led.reserve(dataset_id, cost, budget=total, mechanism="schema-draft",
-                             details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}})
-    with charge as entry:
+                             details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}},
+                             released=lambda: False)  # the draft is printed after the block
+    with interrupt_notes(), charge as entry:
         sch, cost = dp_draft_schema(df, epsilon, delta, rng=seed, label=label, ranges=ranges, categorical=cats,
                                     quantiles=qs)
         if entry is not None:

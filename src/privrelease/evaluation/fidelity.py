@@ -31,6 +31,11 @@ Definitions (all public choices, fixed before looking at any data):
   always; ROC AUC of the positive (second declared) level for a binary label; macro-F1
   over the declared levels otherwise. A training set with one class only gives the
   constant predictor (AUC 0.5).
+* **Inside the bins** (:mod:`privrelease.evaluation.columns`, defined there): per numeric
+  column the two-sample KS statistic, Wasserstein-1 over the public range, real and released
+  quantiles (median, p90, p99), the real and released share of every atom (a value held by
+  at least 1 % of the real records) and of missing values; the 3-way TVD of every (pair,
+  label) triple; the majority-class rate beside the train-on-release scores.
 
 Model fitting and the correlation matrices run on one BLAS/OpenMP thread: on tables of
 this size the parallel gain is small, and on a shared machine oversubscribed threads made
@@ -47,7 +52,11 @@ import pandas as pd
 
 from ..errors import InputDataError, SchemaError
 from ..schema import Schema
-from .distribution import discretize
+from .cells import cell_codes as _cell_codes
+from .cells import check_columns as _check_columns
+from .cells import label_codes, numeric_values
+from .cells import tvd as _tvd
+from .columns import majority_rate, numeric_columns, tvd_3way
 
 __all__ = ["tvd_1way", "tvd_2way", "correlation_difference", "sdmetrics_quality", "tstr", "evaluate",
            "Evaluation", "PRIVATE_NOTICE"]
@@ -56,50 +65,7 @@ PRIVATE_NOTICE = ("this evaluation reads the real (private) data: its numbers ar
                   "and NOT for publication")
 
 
-# ---- cells --------------------------------------------------------------------------------------
-
-def _check_columns(df: pd.DataFrame, schema: Schema, what: str) -> None:
-    missing = [n for n in schema.names if n not in df.columns]
-    if missing:
-        raise InputDataError(f"the {what} table lacks the schema's columns {missing}")
-    if len(df) == 0:
-        raise InputDataError(f"the {what} table is empty")
-
-
-def _cell_codes(df: pd.DataFrame, schema: Schema, bins: int) -> tuple[np.ndarray, list[int]]:
-    """Cell index of every value (n, columns) and the number of cells of each column.
-
-    Cell 0 is "fits no declared cell" (missing numeric value, undeclared level); cells
-    ``1..k`` are the bins or levels.
-    """
-    if int(bins) < 1:
-        raise InputDataError(f"bins must be a positive integer, got {bins!r}")
-    frame = {}
-    missing = {}
-    for c in schema.columns:
-        s = df[c.name]
-        if c.kind == "numeric":
-            v = pd.to_numeric(s, errors="coerce")
-            missing[c.name] = v.isna().to_numpy()
-            s = v.fillna(c.lower)
-        else:
-            s = s.where(s.isna(), s.astype(str))
-            if c.missing is not None:
-                s = s.fillna(c.missing)
-        frame[c.name] = s
-    codes = discretize(pd.DataFrame(frame, index=df.index), schema, bins=int(bins)) + 1
-    for j, c in enumerate(schema.columns):
-        if c.kind == "numeric":
-            codes[missing[c.name], j] = 0
-    cards = [int(bins) + 1 if c.kind == "numeric" else len(c.categories) + 1 for c in schema.columns]
-    return codes, cards
-
-
-def _tvd(a: np.ndarray, b: np.ndarray, size: int) -> float:
-    p = np.bincount(a, minlength=size) / len(a)
-    q = np.bincount(b, minlength=size) / len(b)
-    return float(0.5 * np.abs(p - q).sum())
-
+# ---- cells ----------------------------------------------------------------------------------------
 
 def tvd_1way(real: pd.DataFrame, synth: pd.DataFrame, schema: Schema, bins: int = 20) -> dict[str, float]:
     """Total variation distance of each column's marginal, real against released.
@@ -146,7 +112,7 @@ def _design(df: pd.DataFrame, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
     blocks, owner = [], []
     for j, c in enumerate(schema.columns):
         if c.kind == "numeric":
-            v = pd.to_numeric(df[c.name], errors="coerce").to_numpy(dtype=float)
+            v = numeric_values(df[c.name], c)
             v = np.clip(np.where(np.isnan(v), c.lower, v), c.lower, c.upper)
             blocks.append(v[:, None])
             owner.append(j)
@@ -204,7 +170,7 @@ def _sdmetrics_frame(df: pd.DataFrame, schema: Schema) -> pd.DataFrame:
     out = {}
     for c in schema.columns:
         if c.kind == "numeric":
-            out[c.name] = pd.to_numeric(df[c.name], errors="coerce").astype(float)
+            out[c.name] = numeric_values(df[c.name], c)
         else:
             s = df[c.name]
             out[c.name] = s.where(s.isna(), s.astype(str)).astype(object)
@@ -260,11 +226,7 @@ def _label_column(schema: Schema, label: str | None):
 def _xy(df: pd.DataFrame, schema: Schema, label_col) -> tuple[np.ndarray, np.ndarray]:
     feats = schema.without([label_col.name])
     X, _ = _design(df, feats)
-    s = df[label_col.name]
-    s = s.where(s.isna(), s.astype(str))
-    if label_col.missing is not None:
-        s = s.fillna(label_col.missing)
-    y = pd.Categorical(s, categories=list(label_col.categories)).codes.astype(int)
+    y = label_codes(df[label_col.name], label_col)
     keep = y >= 0  # records whose label is not a declared level cannot be scored
     return X[keep], y[keep]
 
@@ -337,11 +299,15 @@ class Evaluation:
     tvd_1way: dict[str, float]
     tvd_2way: dict[tuple[str, str], float]
     correlation_difference: float
+    numeric: dict[str, dict] = field(default_factory=dict)
+    tvd_3way: dict[tuple[str, str], float] | None = None
     sdmetrics: dict | None = None
     tstr: dict | None = None
     tstr_real: dict | None = None
+    majority_rate: float | None = None
     n_test: int | None = None
     label: str | None = None
+    label_3way: str | None = None
     bins_1way: int = 20
     bins_2way: int = 10
     notice: str = field(default=PRIVATE_NOTICE)
@@ -354,58 +320,101 @@ class Evaluation:
     def tvd_2way_mean(self) -> float:
         return float(np.mean(list(self.tvd_2way.values()))) if self.tvd_2way else float("nan")
 
+    @property
+    def tvd_3way_mean(self) -> float:
+        return float(np.mean(list(self.tvd_3way.values()))) if self.tvd_3way else float("nan")
+
+    def _numeric_summary(self) -> dict:
+        if not self.numeric:
+            return {}
+        col = {k: [m[k] for m in self.numeric.values()] for k in ("ks", "w1_range", "quantile_error", "atom_gap")}
+        return {"ks_max": max(col["ks"]), "ks_mean": float(np.mean(col["ks"])),
+                "w1_range_max": float(np.nanmax(col["w1_range"])) if not np.isnan(col["w1_range"]).all() else None,
+                "quantile_error_max": float(np.nanmax(col["quantile_error"]))
+                if not np.isnan(col["quantile_error"]).all() else None,
+                "atom_gap_max": max(col["atom_gap"])}
+
     def summary(self) -> dict:
-        """The headline numbers, flat (``lr_accuracy``, ``gbdt_auc``, ``tvd_1way``, ``sdm_overall``...)."""
+        """The headline numbers, flat (``lr_accuracy``, ``gbdt_auc``, ``tvd_1way``, ``ks_max``...)."""
         d = {"tvd_1way": self.tvd_1way_mean, "tvd_2way": self.tvd_2way_mean,
              "correlation_difference": self.correlation_difference}
+        d.update({k: v for k, v in self._numeric_summary().items() if v is not None})
+        if self.tvd_3way:
+            d["tvd_3way"] = self.tvd_3way_mean
         if self.sdmetrics:
             d.update({f"sdm_{k}": v for k, v in self.sdmetrics.items()})
         for short, name in (("lr", "logistic_regression"), ("gbdt", "gradient_boosting")):
             for k, v in ((self.tstr or {}).get(name) or {}).items():
                 d[f"{short}_{k}"] = v
+        if self.majority_rate is not None:
+            d["majority_rate"] = self.majority_rate
         return d
 
     def to_dict(self) -> dict:
-        """JSON-able form (pairs are written ``"a | b"``)."""
+        """JSON-able form (pairs are written ``"a | b"``; per-column measures worst first)."""
+        def pairs(m):
+            return {f"{a} | {b}": v for (a, b), v in sorted(m.items(), key=lambda kv: -kv[1])}
+
         return {
             "notice": self.notice,
             "n_real": self.n_real, "n_released": self.n_released, "n_test": self.n_test, "label": self.label,
-            "tvd_1way": {"bins": self.bins_1way, "mean": self.tvd_1way_mean, "per_column": dict(self.tvd_1way)},
+            "tvd_1way": {"bins": self.bins_1way, "mean": self.tvd_1way_mean,
+                         "per_column": dict(sorted(self.tvd_1way.items(), key=lambda kv: -kv[1]))},
             "tvd_2way": {"bins": self.bins_2way, "mean": self.tvd_2way_mean,
                          "max": max(self.tvd_2way.values()) if self.tvd_2way else None,
-                         "per_pair": {f"{a} | {b}": v for (a, b), v in self.tvd_2way.items()}},
+                         "per_pair": pairs(self.tvd_2way)},
+            "tvd_3way": None if self.tvd_3way is None else {
+                "bins": self.bins_2way, "label": self.label_3way, "mean": self.tvd_3way_mean,
+                "max": max(self.tvd_3way.values()) if self.tvd_3way else None, "per_pair": pairs(self.tvd_3way)},
+            "numeric_columns": self.numeric,
             "correlation_difference": self.correlation_difference,
             "sdmetrics": self.sdmetrics,
             "tstr": self.tstr,
             "tstr_real": self.tstr_real,
+            "majority_rate": self.majority_rate,
             "summary": self.summary(),
         }
 
     def to_table(self) -> str:
-        """A short text table of the headline numbers."""
-        worst = max(self.tvd_1way, key=self.tvd_1way.get)
+        """A short text table of the headline numbers, then each numeric column worst first."""
+        from .columns import numeric_table
+
+        worst = sorted(self.tvd_1way, key=lambda k: -self.tvd_1way[k])
         lines = [f"# {self.notice}",
                  f"records: real {self.n_real:,}, released {self.n_released:,}"
                  + (f", test {self.n_test:,} (label {self.label})" if self.n_test is not None else ""),
                  f"{'1-way TVD, mean over %d columns (%d bins)' % (len(self.tvd_1way), self.bins_1way):<46} "
-                 f"{self.tvd_1way_mean:.3f}  (worst: {worst} {self.tvd_1way[worst]:.3f})",
+                 f"{self.tvd_1way_mean:.3f}  (worst: "
+                 + ", ".join(f"{k} {self.tvd_1way[k]:.3f}" for k in worst[:3]) + ")",
                  f"{'2-way TVD, mean over %d pairs (%d bins)' % (len(self.tvd_2way), self.bins_2way):<46} "
-                 f"{self.tvd_2way_mean:.3f}",
-                 f"{'correlation difference (mean |r_real - r_rel|)':<46} {self.correlation_difference:.3f}"]
+                 f"{self.tvd_2way_mean:.3f}"]
+        if self.tvd_3way:
+            top = max(self.tvd_3way, key=self.tvd_3way.get)
+            lines.append(f"{'3-way TVD (pair, label), mean over %d pairs' % len(self.tvd_3way):<46} "
+                         f"{self.tvd_3way_mean:.3f}  (worst: {' & '.join(top)} {self.tvd_3way[top]:.3f})")
+        lines.append(f"{'correlation difference (mean |r_real - r_rel|)':<46} {self.correlation_difference:.3f}")
         if self.sdmetrics:
             lines += [f"{'SDMetrics quality: overall':<46} {self.sdmetrics['overall']:.3f}",
                       f"{'  column shapes':<46} {self.sdmetrics['column_shapes']:.3f}",
                       f"{'  column pair trends':<46} {self.sdmetrics['column_pair_trends']:.3f}"]
         if self.tstr:
-            second = "auc" if "auc" in self.tstr[TSTR_MODELS[0]] else "macro_f1"
-            lines.append(f"{'train on release, test on real':<46} {'accuracy':>8} {second:>8}")
-            rows = [("release", self.tstr)] + ([("real data", self.tstr_real)] if self.tstr_real else [])
-            for who, res in rows:
-                for name in TSTR_MODELS:
-                    r = res[name]
-                    lines.append(f"{'  ' + name.replace('_', ' ') + ' (' + who + ')':<46} "
-                                 f"{r['accuracy']:>8.3f} {r[second]:>8.3f}")
+            lines += self._tstr_lines()
+        if self.numeric:
+            lines += ["", *numeric_table(self.numeric)]
         return "\n".join(lines)
+
+    def _tstr_lines(self) -> list[str]:
+        second = "auc" if "auc" in self.tstr[TSTR_MODELS[0]] else "macro_f1"
+        lines = [f"{'train on release, test on real':<46} {'accuracy':>8} {second:>8}"]
+        rows = [("release", self.tstr)] + ([("real data", self.tstr_real)] if self.tstr_real else [])
+        for who, res in rows:
+            for name in TSTR_MODELS:
+                r = res[name]
+                lines.append(f"{'  ' + name.replace('_', ' ') + ' (' + who + ')':<46} "
+                             f"{r['accuracy']:>8.3f} {r[second]:>8.3f}")
+        if self.majority_rate is not None:
+            lines.append(f"{'  majority class for everyone':<46} {self.majority_rate:>8.3f}")
+        return lines
 
 
 def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: pd.DataFrame | None = None,
@@ -414,22 +423,28 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
     """Every fidelity measure of ``released`` against ``real`` (reads private data: not for publication).
 
     ``test`` (real records neither table contains) enables train-on-release scores for
-    ``label`` (default: the schema's label column); with ``baseline`` the same models are
-    also trained on ``real``, the reference a release is measured against.
+    ``label`` (default: the schema's label column) and the majority-class rate; with
+    ``baseline`` the same models are also trained on ``real``, the reference a release is
+    measured against. The 3-way TVD needs a label (``label`` or the schema's), not ``test``.
     """
-    col = _label_column(schema, label) if test is not None else None  # a bad label fails before any work
+    has_label = test is not None or label is not None or schema.label is not None
+    col = _label_column(schema, label) if has_label else None  # a bad label fails before any work
     ev = Evaluation(
         n_real=len(real), n_released=len(released),
         tvd_1way=tvd_1way(real, released, schema, bins_1way),
         tvd_2way=tvd_2way(real, released, schema, bins_2way),
         correlation_difference=correlation_difference(real, released, schema),
+        numeric=numeric_columns(real, released, schema),
         bins_1way=bins_1way, bins_2way=bins_2way,
     )
+    if col is not None and len(schema.columns) >= 3:
+        ev.tvd_3way, ev.label_3way = tvd_3way(real, released, schema, col.name, bins_2way), col.name
     if sdmetrics:
         ev.sdmetrics = sdmetrics_quality(real, released, schema)
-    if col is not None:
+    if test is not None:
         ev.label, ev.n_test = col.name, len(test)
         ev.tstr = tstr(released, test, schema, col.name, seed=seed)
+        ev.majority_rate = majority_rate(real, test, col)
         if baseline:
             ev.tstr_real = tstr(real, test, schema, col.name, seed=seed)
     return ev

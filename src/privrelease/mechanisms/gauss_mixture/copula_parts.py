@@ -22,22 +22,14 @@ from ...dp.rounding import largest_remainder
 from ...engine.passes import add
 from ...errors import InputDataError
 from ...noise.counter import counter_uniforms_at
+from .copula_tree import NumericTree
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
-#: Equal-width interval cells of a numeric column not on a small integer grid: "auto" picks a
-#: power of two in [MIN_BINS, FINE_BINS] from the public n, the number of groups and the noise.
-DEFAULT_BINS = "auto"
-FINE_BINS = 64
-MIN_BINS = 4
-#: Numeric columns get the copula when at least this many cells could hold CELL_SIGMAS noise stds each.
-MIN_COPULA_BINS = 16
-#: "auto" bins: the mean count of a cell should be at least this many noise stds.
+#: ``by_label="auto"``: per class when n / C records would fill 8 cells of this many noise stds each.
 CELL_SIGMAS = 8.0
 #: Noisy cells below this many noise stds are set to 0 before normalising (post-processing).
 DEFAULT_THRESHOLD = 0.0
-#: An integer column with at most this many values gets one cell (an atom) per value.
-DEFAULT_MAX_INTEGER_CELLS = 128
 #: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture.
 LATENT_BOUND = 4.0
 
@@ -52,19 +44,6 @@ def histogram_sensitivity(n_columns: int) -> float:
     of absolute value 1.
     """
     return math.sqrt(2.0 * int(n_columns))
-
-
-def auto_bins(n_group: float, sigma: float) -> int:
-    """Largest power of two ``K <= FINE_BINS`` with ``n_group / K >= CELL_SIGMAS sigma`` (at least MIN_BINS).
-
-    Only public quantities enter: n (public under R1), the number of groups and the noise std.
-    """
-    if sigma <= 0:
-        return FINE_BINS
-    ratio = n_group / (CELL_SIGMAS * sigma)
-    if ratio < 1:
-        return MIN_BINS
-    return int(min(FINE_BINS, max(MIN_BINS, 2 ** int(math.floor(math.log2(ratio))))))
 
 
 def denoise(noisy: np.ndarray, total: float, floor: float) -> np.ndarray:
@@ -109,7 +88,7 @@ def split_budget(epsilon: float, delta: float, mode: str, share: float) -> tuple
 
 
 def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor: float):
-    """Post-processing of the noisy histograms: ``(marginals, label weights)``.
+    """Post-processing of the noisy histograms: ``(marginals, label weights, group sizes)``.
 
     ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
     (one group, labelled) the label's. With several groups (classes) the class sizes are the
@@ -130,7 +109,36 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
     safe = np.maximum(sizes, 1e-12)
     marginals = [np.stack([denoise(h[c], sizes[c], floor) / safe[c] for c in range(G)]) for h in parts[:n_feat]]
     weights = (sizes / n if G > 1 else label / n) if labelled else None
-    return marginals, weights
+    return marginals, weights, sizes
+
+
+#: Below this many split thresholds per group (n / G < SMALL_TABLE_SPLITS * split * sigma) a split could
+#: hardly happen: the numeric trees are released at their coarsest level only (and the release says so).
+SMALL_TABLE_SPLITS = 2.0
+
+
+def plan_cells(n: int, classes: int, n_cat: int, depths: list, nm: float, by_label, split: float,
+               label: bool) -> tuple[int, tuple, int, bool]:
+    """``(groups, depths, d, coarse)`` from public quantities only: n, the classes, the number of
+    categorical histograms, each numeric tree's depth and the noise multiplier ``nm``.
+
+    Per class (``by_label="auto"``) when ``n / C`` records would fill 8 cells of ``CELL_SIGMAS`` noise
+    stds each. ``d`` counts the histograms over every level (each record in one cell of each): the
+    categorical ones, the label's when not per class, and every level of every tree. Small tables
+    (``coarse``): when ``n / G < SMALL_TABLE_SPLITS * split * sigma`` a node could hardly be split,
+    so every tree is measured at its coarsest level only.
+    """
+    sigma_c = histogram_sensitivity(n_cat + sum(depths)) * nm
+    if by_label == "auto":
+        by = classes > 1 and (n / classes / (CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else True)
+    else:
+        by = bool(by_label) and classes > 1
+    G = classes if by else 1
+    extra = int(G == 1 and label)
+    sigma = histogram_sensitivity(n_cat + extra + sum(depths)) * nm
+    coarse = bool(depths) and max(depths) > 1 and n / G < SMALL_TABLE_SPLITS * split * sigma
+    depths = tuple([1] * len(depths)) if coarse else tuple(depths)
+    return G, depths, n_cat + extra + sum(depths), coarse
 
 
 def cumulative_masses(marginals: list) -> tuple[list, list]:
@@ -141,58 +149,13 @@ def cumulative_masses(marginals: list) -> tuple[list, list]:
     return cdf, nonempty
 
 
-class NumericCells:
-    """Public cells of one encoded numeric column (values in [0, 1]).
-
-    ``steps > 0`` and ``steps + 1 <= max_cells``: the column is an integer grid with
-    ``steps`` steps between its bounds; every grid value is an atom (``steps + 1`` cells).
-    Otherwise: an atom at each bound (0 and 1: the lower and upper public bounds, where
-    zero-inflated and top-coded values sit) and ``bins`` equal-width open intervals between.
-    """
-
-    def __init__(self, steps: int, bins: int, max_cells: int):
-        self.steps = int(steps)
-        self.grid = 0 < self.steps and self.steps + 1 <= int(max_cells)
-        self.bins = int(bins)
-        if self.grid:
-            self.n_cells = self.steps + 1
-            self.atom = np.ones(self.n_cells, dtype=bool)
-            self.lo = np.arange(self.n_cells) / self.steps
-            self.hi = self.lo.copy()
-        else:
-            self.n_cells = self.bins + 2
-            self.atom = np.zeros(self.n_cells, dtype=bool)
-            self.atom[[0, -1]] = True
-            edges = np.linspace(0.0, 1.0, self.bins + 1)
-            self.lo = np.concatenate([[0.0], edges[:-1], [1.0]])
-            self.hi = np.concatenate([[0.0], edges[1:], [1.0]])
-        # an integer column off the grid: a value equals a bound when within half a step of it
-        self.tol = 0.5 / self.steps if self.steps > 0 else 1e-12
-        width = self.hi - self.lo
-        self._inside = (width > 0).astype(np.float64)  # 0 in an atom
-        self._width = np.where(width > 0, width, 1.0)
-
-    def index(self, x: np.ndarray) -> np.ndarray:
-        x = np.asarray(x, dtype=np.float64)
-        if self.grid:
-            return np.clip(np.rint(x * self.steps), 0, self.steps).astype(np.int64)
-        k = np.minimum(x * self.bins, self.bins - 1).astype(np.int64)  # floor: x >= 0
-        k += 1
-        k[x < self.tol] = 0
-        k[x > 1.0 - self.tol] = self.n_cells - 1
-        return k
-
-    def position(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """Where x sits inside its cell, in [0, 1] (atoms: undefined, returns 0)."""
-        return np.clip((x - self.lo[k]) / self._width[k], 0.0, 1.0) * self._inside[k]
-
-
-def rank_match(z: np.ndarray, cells: NumericCells, F: np.ndarray, masses: np.ndarray, nonempty: np.ndarray,
+def rank_match(z: np.ndarray, cells: NumericTree, F: np.ndarray, masses: np.ndarray, nonempty: np.ndarray,
                gen: np.random.Generator) -> np.ndarray:
     """Values of one numeric column for m sampled latent scores ``z``: the i-th smallest takes the
     released quantile at ``(i + U) / m`` (ties broken at random). ``F``, ``masses``: the released
     left masses and masses of the column's cells (one group); ``nonempty``: the last non-empty
-    cell at or before each cell. An atom's quantile is its value; an interval's is linear inside it."""
+    cell at or before each cell. An atom's quantile is its value (the missing leaf: NaN); an interval's
+    is linear inside it, snapped to the column's resolution."""
     m = z.size
     order = np.argsort(z + 1e-12 * gen.standard_normal(m), kind="stable")
     u = np.empty(m)
@@ -201,7 +164,7 @@ def rank_match(z: np.ndarray, cells: NumericCells, F: np.ndarray, masses: np.nda
     k = np.clip(np.searchsorted(F, u, side="right") - 1, 0, cells.n_cells - 1)
     k = nonempty[k]  # trailing empty cells (rounding at u -> 1): the last non-empty one
     frac = np.clip((u - F[k]) / np.where(masses[k] > 0, masses[k], 1.0), 0.0, 1.0)
-    return np.clip(cells.lo[k] + frac * (cells.hi[k] - cells.lo[k]), 0.0, 1.0)
+    return cells.values(k, frac)
 
 
 def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:
@@ -233,12 +196,18 @@ def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator
 
 
 # ---- the per-chunk maps (module level and picklable: they run on Dask workers) ---------------
-def check_encoded(X, p: int) -> np.ndarray:
-    """A finite 2-d chunk of ``p`` encoded columns in [0, 1]."""
+def check_encoded(X, p: int, nan_ok: tuple = ()) -> np.ndarray:
+    """A finite 2-d chunk of ``p`` encoded columns in [0, 1] (NaN allowed in the columns ``nan_ok``:
+    numeric columns that may be missing)."""
     X = np.asarray(X, dtype=np.float64)
-    if X.ndim != 2 or X.shape[1] != p or not np.all(np.isfinite(X)):
+    if X.ndim != 2 or X.shape[1] != p:
         raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
-    if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+    finite = np.isfinite(X)
+    if nan_ok:
+        finite[:, list(nan_ok)] |= np.isnan(X[:, list(nan_ok)])
+    if not finite.all():
+        raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
+    if X.size and (np.nanmin(X) < -1e-12 or np.nanmax(X) > 1 + 1e-12):
         raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
     return X
 
@@ -258,7 +227,7 @@ class CellCounter:
     """Pass 1 of one chunk: the counts of every column's public cells, per label class.
 
     ``fn(X, y) -> (records, labelled records, counts, label counts, classes seen)``: ``counts``
-    holds one ``(groups, cells)`` array per numeric column (its :class:`NumericCells`), then per
+    holds one ``(groups, leaves)`` array per numeric column (its :class:`NumericTree`), then per
     categorical block (its levels); ``groups`` is the number of classes when it is above 1
     (an unlabelled chunk counts in group 0), else 1. Label counts need a declared
     ``n_classes`` (else None); ``classes seen`` is the largest label code + 1 (0 without labels).
@@ -270,13 +239,14 @@ class CellCounter:
     cells: tuple
     blocks: tuple
     n_classes: int | None
+    nan_ok: tuple = ()  # encoded numeric columns that may be missing (NaN)
 
     @property
     def groups(self) -> int:
         return self.n_classes if (self.n_classes or 0) > 1 else 1
 
     def __call__(self, X, y):
-        X = check_encoded(X, self.p)
+        X = check_encoded(X, self.p, self.nan_ok)
         G, rows = self.groups, X.shape[0]
         g = np.zeros(rows, dtype=np.int64)
         label = None

@@ -1,45 +1,41 @@
 """gauss-copula: DP one-way marginals on public cells, a Gaussian copula, and the gauss-pca mixture.
 
-``gauss-pca`` models the encoded matrix directly: numeric columns in [0, 1] by public
-bounds, categorical columns one-hot, decoded by clipping and argmax. Its released
-marginals are those of a Gaussian mixture: atoms (a value held by many records, such
-as 0 in a zero-inflated column, or 40 hours a week) are smeared, and argmax decoding
-inflates every majority level. This mechanism spends a share of the zCDP budget on
-DP one-way histograms over public cells, uses them to map every numeric column to
-normal scores before fitting :class:`~privrelease.mechanisms.gauss_mixture.gauss_pca.GaussPCA` (a
-Gaussian copula), and, after sampling, maps numeric columns back through the DP
-quantiles and assigns categorical levels so that their frequencies meet the DP
-marginals. Atoms are cells of their own, so they come back as exact values.
+``gauss-pca`` models the encoded matrix directly, so atoms are smeared and argmax decoding
+inflates majority levels. This mechanism spends a share of the zCDP budget on DP one-way
+histograms (numeric columns as trees of cells refined to their resolution, atoms anywhere in
+the range kept), maps every numeric column to normal scores through them before fitting
+:class:`~privrelease.mechanisms.gauss_mixture.gauss_pca.GaussPCA` (a Gaussian copula), and after
+sampling maps numeric columns back through the DP quantiles and assigns categorical levels so
+that their frequencies meet the DP marginals.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from numbers import Integral, Real
 from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ...dp.calibration import calibrate_rho, zcdp_noise_multiplier
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
-from ...errors import InputDataError, ParameterError
+from ...errors import DataWarning, InputDataError, ParameterError
 from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
-from .copula_parts import (CELL_SIGMAS, DEFAULT_BINS, DEFAULT_MARGINAL_SHARE, DEFAULT_MAX_INTEGER_CELLS,
-                           DEFAULT_THRESHOLD, FINE_BINS, LATENT_BOUND, MIN_BINS, MIN_COPULA_BINS, CellCounter,
-                           CopulaTransform, LatentPasses, NumericCells, auto_bins, cumulative_masses, denoise,
-                           histogram_sensitivity, marginals_from_noisy, merge_cell_counts, project_to_simplex,
-                           quota_assign, rank_match, split_budget)
+from .copula_parts import (CELL_SIGMAS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND, CellCounter,
+                           CopulaTransform, LatentPasses, cumulative_masses, denoise, histogram_sensitivity,
+                           marginals_from_noisy, merge_cell_counts, plan_cells, project_to_simplex, quota_assign, rank_match,
+                           split_budget)
+from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
 from .pairs import DEFAULT_PAIR_SHARE, accounting_epsilon, plan_pairs, run_pairs, split_budget_with, tilted_sample
 
-__all__ = ["GaussCopula", "NumericCells", "CellCounter", "CopulaTransform", "histogram_sensitivity", "auto_bins",
-           "denoise", "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BINS",
-           "DEFAULT_MARGINAL_SHARE", "DEFAULT_MAX_INTEGER_CELLS", "DEFAULT_THRESHOLD", "FINE_BINS", "LATENT_BOUND",
-           "MIN_BINS", "MIN_COPULA_BINS"]
-
+__all__ = ["GaussCopula", "NumericTree", "CellCounter", "CopulaTransform", "histogram_sensitivity", "denoise",
+           "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BRANCHING",
+           "DEFAULT_MARGINAL_SHARE", "DEFAULT_SPLIT_SIGMAS", "DEFAULT_THRESHOLD", "LATENT_BOUND", "plan_cells"]
 
 class GaussCopula(SyntheticMechanism):
     """Gaussian copula over DP one-way marginals, with the gauss-pca mixture as its dependence model.
@@ -51,17 +47,21 @@ class GaussCopula(SyntheticMechanism):
     marginal_share : float in (0, 1), default 0.55
         Share of the total zCDP rho spent on the one-way histograms; the rest goes to
         the mixture (:class:`GaussPCA`, with its own default split of that rest).
-    bins : "auto" or int >= 1, default "auto"
-        Equal-width interval cells of a numeric column that is not a small integer grid.
-        ``"auto"``: the largest power of two up to 64 (at least 4) for which a cell's mean
-        count is at least 8 noise stds, from the public n, number of groups and noise
-        (:func:`auto_bins`); counts are taken on 64 cells and merged before the noise.
-    integer_steps : sequence of int or None
-        For each numeric column of the domain (in order), ``upper - lower`` when it is an
-        integer column, 0 otherwise (public, from the schema; the release passes it).
-        None: every numeric column is continuous.
-    max_integer_cells : int >= 2, default 128
-        Integer columns with at most this many values get an atom per value.
+    grids : sequence of (lower, upper, resolution) or None
+        For each numeric column of the domain (in order), its public bounds and precision
+        (``resolution`` 0 for a continuous column); public, from the schema (the release passes
+        it). None: every column continuous on [0, 1].
+    missing : sequence of bool or None
+        For each numeric column, whether it may be missing (``missing: allowed``; NaN in the
+        encoded coordinate). None: none may.
+    branching : int >= 2, default 16
+        Children per node of each numeric column's tree (:class:`NumericTree`).
+    split_sigmas : float >= 0, default 3
+        A tree node's children are measured when its released count is at least this many
+        noise stds.
+    max_leaves : int >= 4 or None
+        Cap on the leaves of one column (None: :func:`~.copula_tree.leaf_cap`, 2^22 leaves
+        shared by all numeric columns and classes, between 2^10 and 2^20 per column).
     by_label : True, False or "auto", default "auto"
         With a label: every feature histogram is taken per class (the joint histogram of
         the label and the column), so that each column's relation to the label is measured
@@ -84,7 +84,9 @@ class GaussCopula(SyntheticMechanism):
 
     Attributes
     ----------
-    cells_ : list of :class:`NumericCells`, one per numeric column
+    cells_ : list of :class:`NumericTree`, one per numeric column
+    depths_ : levels of each tree that may be measured (public); n_histograms_ : the number of
+        one-record-per-histogram count vectors over all levels (``d`` of the sensitivity)
     marginals_ : list of (G, cells) arrays, the post-processed DP cell/level frequencies of
         every numeric column, then every categorical block, per group (G classes with
         ``by_label``, else one group)
@@ -107,20 +109,27 @@ class GaussCopula(SyntheticMechanism):
     Gaussian mode, has the profile of one Gaussian mechanism with that rho, hence
     ``(epsilon, delta)``-DP.
 
-    1. One-way histograms (pass 1). Cells are public: numeric columns on their integer
-       grid (an atom per value) when small, else an atom at each public bound plus
-       ``bins`` equal-width intervals; categorical columns at their levels. With a label
-       and ``by_label``, each feature column's histogram is joint with the label (cells
-       ``class x cell``); otherwise the label gets its own histogram. Every record is in
-       exactly one cell of each of the ``d`` histograms (``d`` = feature columns, + 1 for a
-       separate label histogram). Replacing one record, its label included, changes each
-       histogram in at most two cells by 1 each, so the stacked count vector has L2
-       sensitivity ``sqrt(2 d)`` (:func:`histogram_sensitivity`). Gaussian noise with
-       ``sigma = sqrt(2 d) / sqrt(2 rho_hist)``. Post-processing: class sizes are the
-       inverse-variance average over the columns of the noisy row sums, projected onto
-       the counts summing to the public n; each noisy (class) histogram is projected onto
-       the counts summing to its class size (:func:`project_to_simplex`). The class shares
-       replace the mixture's class weights (post-processing).
+    1. One-way histograms (pass 1; the counts of every level are sums of the exact leaf counts
+       it keeps). Cells are public: each numeric column is a :class:`NumericTree` over its
+       bounds (leaves: its grid points ``k * resolution`` when few enough, else an atom at each
+       bound and equal-width intervals; a missing leaf first when it may be missing), levels of
+       ``branching`` children; categorical columns at their levels. With a label and
+       ``by_label`` every histogram is joint with the label (cells ``class x cell``), else the
+       label gets its own. Round 1 releases the coarsest level of every tree with the
+       categorical (and label) histograms; round l releases, at level l, the children of the
+       nodes whose released count reached ``split_sigmas`` noise stds (a choice made from
+       released values only). Each round's vector holds, per column measured at that level, at
+       most one cell containing a given record, so replacing one record (its label too) moves
+       at most two cells per histogram by 1: ``sqrt(2 d_l)`` for the ``d_l`` histograms of
+       round l. Every round uses the same std ``sigma = sqrt(2 d) / sqrt(2 rho_hist)`` with
+       ``d = sum_l d_l`` fixed in advance from the public depths (:func:`plan_cells`), so
+       round l is ``d_l / sigma^2``-zCDP and adaptive composition gives
+       ``d / sigma^2 = rho_hist``: the rounds cost what one Gaussian release of all levels
+       would (:func:`histogram_sensitivity` of ``d``). Post-processing: class sizes from the
+       round-1 row sums (inverse-variance average, projected onto the public n); each round-1
+       histogram projected onto the counts summing to its class size
+       (:func:`project_to_simplex`); measured children projected onto the counts summing to
+       their parent's estimate; an unsplit node's estimate spread over its leaves by width.
     2. Copula transform (post-processing of the released marginals, applied to each
        record alone). A numeric value in cell k of released left mass ``F_k`` and mass
        ``m_k`` goes to ``u = F_k + a m_k``, with ``a`` its relative position inside an
@@ -143,12 +152,9 @@ class GaussCopula(SyntheticMechanism):
        assigned greedily by the sampled one-hot scores, highest first, until each level's
        quota is full.
 
-    Which histograms are released is decided from public quantities only (n, the schema,
-    the classes and the nominal noise std): numeric columns are histogrammed and mapped
-    through the copula when ``n / (8 sigma) >= 16``; otherwise (many columns, small n,
-    e.g. 200 numeric columns and 7,000 records at epsilon 1) their marginals would be
-    mostly noise, so they enter the mixture on their encoded scale as in gauss-pca; when no
-    histogram is left the mixture gets the whole budget (``rho_hist = 0``).
+    Groups and depths are decided from public quantities only (:func:`plan_cells`): with few
+    records every tree is released at its coarsest level (a warning says so), never piled
+    onto the bounds (an unsplit node spreads nothing onto a bound's atom).
 
     Passes: one for the histograms, then those of GaussPCA (two, three with labels), all
     run by a pass executor (streamed chunks locally, partitions on Dask): the maps (cell
@@ -160,9 +166,11 @@ class GaussCopula(SyntheticMechanism):
         **COMMON,
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "marginal_share": FRACTION,
-        "bins": [Options("auto"), Interval(Integral, 1, None, closed="left")],
-        "integer_steps": [None, Instance(tuple, list, np.ndarray, what="a sequence of ints")],
-        "max_integer_cells": [Interval(Integral, 2, None, closed="left")],
+        "grids": [None, Instance(tuple, list, what="a sequence of (lower, upper, resolution)")],
+        "missing": [None, Instance(tuple, list, np.ndarray, what="a sequence of bools")],
+        "branching": [Interval(Integral, 2, None, closed="left")],
+        "split_sigmas": [Interval(Real, 0, None, closed="left")],
+        "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Interval(Real, 0, None, closed="left")],
         "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")], "pair_share": FRACTION,
@@ -179,18 +187,21 @@ class GaussCopula(SyntheticMechanism):
     supervised: ClassVar[bool] = False
     uses_delta: ClassVar[bool] = True
     capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,
-                                                        uses_label=True, estimates_covariance=True)
+                                                        uses_label=True, estimates_covariance=True,
+                                                        missing_numeric=True)
 
-    def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, bins=DEFAULT_BINS,
-                 integer_steps=None, max_integer_cells=DEFAULT_MAX_INTEGER_CELLS, by_label="auto",
+    def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, grids=None, missing=None,
+                 branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
                  threshold=DEFAULT_THRESHOLD, pair_rounds=0, pair_share=DEFAULT_PAIR_SHARE, n_components=None,
                  n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
-        self.bins = bins
-        self.integer_steps = integer_steps
-        self.max_integer_cells = max_integer_cells
+        self.grids = grids
+        self.missing = missing
+        self.branching = branching
+        self.split_sigmas = split_sigmas
+        self.max_leaves = max_leaves
         self.by_label = by_label
         self.threshold = threshold
         self.pair_rounds, self.pair_share = pair_rounds, pair_share
@@ -202,37 +213,39 @@ class GaussCopula(SyntheticMechanism):
 
     @classmethod
     def schema_params(cls, encoder, label_encoder) -> dict:
-        """Public facts from the schema: label levels and each numeric column's integer steps."""
-        steps = []
-        for c in encoder.columns:
-            if c.kind == "numeric":
-                span = float(c.upper) - float(c.lower)
-                steps.append(int(round(span)) if c.integer and span == round(span) else 0)
-        out = {"integer_steps": tuple(steps)}
+        """Public facts from the schema: label levels, each numeric column's bounds, resolution and
+        whether it may be missing."""
+        nums = [c for c in encoder.columns if c.kind == "numeric"]
+        out = {"grids": tuple((float(c.lower), float(c.upper), float(c.resolution or 0.0)) for c in nums),
+               "missing": tuple(getattr(c, "missing", None) == "allowed" for c in nums)}
         if label_encoder is not None and label_encoder.columns[0].kind == "categorical":
             out["n_classes"] = len(label_encoder.columns[0].categories)
         return out
 
     # ---- validation --------------------------------------------------------------------
-    def _setup(self, p: int):
+    def _setup(self, p: int, groups: int = 1):
         """The checks that depend on the domain (each parameter's own range is declared in
-        ``_parameter_constraints`` and checked before any fit method); the public cells."""
+        ``_parameter_constraints`` and checked before any fit method); the public trees."""
         eps, _, _, dom = self._check_common(None, p=p)
         delta = check_delta(self.delta)
         p1 = dom.p1
-        steps = self.integer_steps
-        if steps is None:
-            steps = (0,) * p1
+        grids = self.grids if self.grids is not None else ((0.0, 1.0, 0.0),) * p1
         try:
-            steps = tuple(int(s) for s in steps)
+            grids = tuple((float(lo), float(hi), float(r)) for lo, hi, r in grids)
         except (TypeError, ValueError):
-            raise ParameterError(f"integer_steps must be a sequence of integers, got {self.integer_steps!r}") from None
-        if len(steps) != p1 or any(s < 0 for s in steps):
-            raise ParameterError(f"integer_steps must give one integer >= 0 per numeric column ({p1}), got {steps}")
+            raise ParameterError(f"grids must be a sequence of (lower, upper, resolution), got {self.grids!r}") from None
+        if len(grids) != p1 or any(not (math.isfinite(lo) and math.isfinite(hi) and lo < hi and r >= 0)
+                                   for lo, hi, r in grids):
+            raise ParameterError(f"grids must give finite (lower < upper, resolution >= 0) for each numeric column "
+                                 f"({p1}), got {grids}")
+        missing = tuple(bool(v) for v in self.missing) if self.missing is not None else (False,) * p1
+        if len(missing) != p1:
+            raise ParameterError(f"missing must give one bool per numeric column ({p1}), got {self.missing!r}")
         self.domain_ = dom
-        self._steps = steps
-        fine = FINE_BINS if self.bins == "auto" else int(self.bins)
-        self.cells_ = [NumericCells(s, fine, self.max_integer_cells) for s in steps]
+        cap = int(self.max_leaves) if self.max_leaves is not None else leaf_cap(p1, groups)
+        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap)
+                       for (lo, hi, r), miss in zip(grids, missing)]
+        self._nan_ok = tuple(int(dom.numeric[j]) for j in range(p1) if missing[j])
         return eps, delta
 
     def _mode(self) -> str:
@@ -260,32 +273,48 @@ class GaussCopula(SyntheticMechanism):
 
     # ---- pass 1: histograms ----------------------------------------------------------------
     def _release_marginals(self, counts, n):
-        """Gaussian mechanism on the stacked histograms, then projection to valid distributions."""
-        d = len(counts)
-        flat = np.concatenate([c.ravel() for c in counts]).astype(np.float64)
-        sens = histogram_sensitivity(d)
+        """Gaussian mechanism on the coarsest level of every numeric tree with the categorical (and
+        label) histograms, projection to valid distributions, then the finer tree levels."""
+        k = len(self.cells_)
+        sens = histogram_sensitivity(self.n_histograms_)
         nm = zcdp_noise_multiplier(self.rho_split_["marginals"])
         self.sensitivities_ = {"marginals_l2": sens}
         self.noise_scales_ = {}
         self.source_.set_value_bound(float(max(n, 1)))  # every cell count lies in [0, n] (n public)
+        top = [t.level_counts(h, 0) for t, h in zip(self.cells_, counts[:k])] + list(counts[k:])
+        flat = np.concatenate([c.ravel() for c in top]).astype(np.float64)
         noisy = self._gaussian("marginals_std", flat, sens, nm, flat.size)
         std = self.noise_scales_["marginals_std"]
         parts, start = [], 0
-        for c in counts:
+        for c in top:
             parts.append(noisy[start:start + c.size].reshape(c.shape))
             start += c.size
-        n_feat = len(self.cells_) + len(self.domain_.blocks)
-        self.marginals_, self.label_weights_ = marginals_from_noisy(parts, n_feat, n, self.labelled_,
-                                                                    float(self.threshold) * std)
-        self._cdf, self._nonempty = cumulative_masses(self.marginals_[:len(self.cells_)])
+        n_feat = k + len(self.domain_.blocks)
+        marg, self.label_weights_, sizes = marginals_from_noisy(parts, n_feat, n, self.labelled_,
+                                                                float(self.threshold) * std)
+
+        def measure(level, exact):
+            return self._gaussian(f"tree_level{level}_std", exact.astype(np.float64), sens, nm, exact.size)
+
+        sizes = np.asarray(sizes, dtype=np.float64)
+        self.measured_nodes_ = []  # per finer round: (column, group, node) of each released count
+        leaves = refine_levels(self.cells_, counts[:k], [m * sizes[:, None] for m in marg[:k]], self.depths_,
+                               float(self.split_sigmas) * std, measure, project_to_simplex, self.measured_nodes_)
+        safe = np.maximum(sizes, 1e-12)[:, None]
+        self.marginals_ = [m / safe for m in leaves] + marg[k:]
+        self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
 
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
 
     # ---- fitting ------------------------------------------------------------------------------
     def fit(self, X, y=None):
-        """Fit on an encoded matrix (all passes in memory)."""
-        _, X, y, _ = self._check_common(X, y)
+        """Fit on an encoded matrix (all passes in memory; NaN only in the numeric columns declared
+        ``missing``, checked by the counting pass)."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] == 0:
+            raise InputDataError(f"X must be a 2-d encoded matrix with records, got shape {X.shape}")
+        y = None if y is None else np.asarray(y)
         if y is not None and len(y) != X.shape[0]:
             raise InputDataError("X and y have different numbers of records")
         return self.fit_executor(ChunkPasses(lambda: iter([(X, y)])), p=X.shape[1])
@@ -355,10 +384,10 @@ class GaussCopula(SyntheticMechanism):
             p = self.domain.p
         elif p is None:
             raise ParameterError("gauss-copula needs a declared domain (or the encoded width p) to fit on passes")
-        eps, delta = self._setup(p)
+        C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
+        eps, delta = self._setup(p, C or 1)
         self._eps_delta = (eps, delta)
         self.notes_ = []
-        C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
         out = self._count_cells(passes, C)
         if out[1] and C is None:
             # Without a declared number of classes the largest code is read from the data and the
@@ -377,7 +406,7 @@ class GaussCopula(SyntheticMechanism):
         self.n_ = int(n)
         self.labelled_ = labelled = n_labelled > 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
-        self.pair_plan_ = plan_pairs(self.domain_, self.n_, C if labelled else 0, eps, delta, self._mode(),
+        self.pair_plan_ = plan_pairs(self.domain_, self.cells_, self.n_, C if labelled else 0, eps, delta, self._mode(),
                                      self.pair_rounds, float(self.pair_share))
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
@@ -390,65 +419,31 @@ class GaussCopula(SyntheticMechanism):
         return eps_mix
 
     def _choose_cells(self, counts, n, label_counts):
-        """Which histograms, groups and interval cells: from public quantities only (n, the
-        schema, the classes, the nominal noise std); fine counts are merged before any noise.
-
-        Numeric columns get the copula only when their marginals can be informative: when
-        ``n / (CELL_SIGMAS sigma) >= MIN_COPULA_BINS`` (each of that many cells would hold
-        the mean count of ``CELL_SIGMAS`` noise stds). Otherwise they enter the mixture on
-        their encoded scale, as in gauss-pca, and are not histogrammed; when no histogram
-        is left (an all-numeric table), the whole budget goes to the mixture.
-        """
+        """Which groups and tree levels, from public quantities only (:func:`plan_cells`); the exact
+        leaf counts are kept (summed over the classes when not per class)."""
         eps, delta = self._eps_delta
         rho_h = math.inf if math.isinf(eps) else \
             split_budget_with(self.pair_plan_, eps, delta, self._mode(), float(self.marginal_share))[0][1]
-        nm = zcdp_noise_multiplier(rho_h)
-        n_feat = len(counts)
-        C = self.groups_
-        sigma_all = histogram_sensitivity(n_feat + (label_counts is not None)) * nm
-        p1 = len(self.cells_)
-        self.numeric_copula_ = p1 > 0 and (sigma_all == 0 or n / (CELL_SIGMAS * sigma_all) >= MIN_COPULA_BINS)
-        if not self.numeric_copula_ and p1 > 0:
-            counts = counts[p1:]
-            self.cells_ = []
-            n_feat = len(counts)
-            self.notes_.append("numeric columns enter the mixture on their encoded scale: with this n, number of "
-                               "columns and budget their one-way marginals would be mostly noise")
-            if n_feat == 0:  # no categorical column: no histogram at all
-                self.groups_ = 1
-                return []
-        sigma_c = histogram_sensitivity(n_feat) * nm
-        sigma_1 = histogram_sensitivity(n_feat + (label_counts is not None)) * nm
-        if self.by_label == "auto":
-            by = C > 1 and n / C / (CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else C > 1
-        else:
-            by = bool(self.by_label) and C > 1
-        G = C if by else 1
-        if G == 1 and C > 1:
+        n_cat = len(counts) - len(self.cells_)
+        G, self.depths_, self.n_histograms_, coarse = plan_cells(
+            n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(rho_h), self.by_label,
+            float(self.split_sigmas), label_counts is not None)
+        if G == 1 and self.groups_ > 1:
             counts = [h.sum(axis=0, keepdims=True) for h in counts]
         self.groups_ = G
-        if self.bins == "auto":
-            K = auto_bins(n / G, sigma_c if G > 1 else sigma_1)
-            cells = []
-            for j, (h, s) in enumerate(zip(counts[:len(self.cells_)], self._steps)):
-                c = NumericCells(s, K, self.max_integer_cells)
-                if not c.grid and K < FINE_BINS:
-                    r = FINE_BINS // K
-                    counts[j] = np.concatenate([h[:, :1], h[:, 1:-1].reshape(G, K, r).sum(axis=2), h[:, -1:]], axis=1)
-                cells.append(c)
-            self.cells_ = cells
-            self.bins_ = K
-        else:
-            self.bins_ = int(self.bins)
-        if G == 1 and label_counts is not None:
-            counts = counts + [label_counts]
-        return counts
+        if coarse:
+            msg = (f"gauss-copula: with n = {n} records, {len(counts)} columns and epsilon = {eps:g}, the numeric "
+                   f"columns are released on the coarsest cells of their trees only (at most "
+                   f"{int(self.branching)} cells each; values uniform inside a cell)")
+            self.notes_.append(msg)
+            warnings.warn(msg, DataWarning, stacklevel=4)
+        return counts + [label_counts] if (G == 1 and label_counts is not None) else counts
 
     def _count_cells(self, passes, n_classes):
         """One pass of :class:`CellCounter` (per class when ``n_classes`` is known)."""
         dom = self.domain_
         counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_),
-                              blocks=tuple(dom.blocks), n_classes=n_classes)
+                              blocks=tuple(dom.blocks), n_classes=n_classes, nan_ok=self._nan_ok)
         out = passes.run(counter, merge=merge_cell_counts)
         return out if out is not None else (0, 0, (), None, 0)
 
@@ -503,7 +498,9 @@ class GaussCopula(SyntheticMechanism):
             "rho_split": dict(self.rho_split_),
             "accounting": self.accounting_mode_,
             "marginal_cells": [int(c.n_cells) for c in self.cells_],
-            "marginals": "DP one-way histograms on public cells (Gaussian mechanism, L2 sensitivity sqrt(2 d))",
+            "tree_levels": [int(d) for d in getattr(self, "depths_", ())],
+            "marginals": ("DP one-way histograms on public cells, numeric columns as trees measured level by "
+                          "level (Gaussian mechanism, L2 sensitivity sqrt(2 d), d histograms over all levels)"),
             "n_components": int(self.n_components_),
             "mixture": {k: v for k, v in self.mixture_.certificate_extra().items()
                         if k in ("rho_zcdp", "rho_split", "clip_radius", "basis", "passes")},

@@ -12,8 +12,8 @@ chunks and Dask partitions). Then, for ``T`` rounds and without reading the data
 3. the Gaussian mechanism measures its counts, and the tilt is refitted (warm start).
 
 The attributes are the feature columns and the label; a numeric column's cells here are coarse
-(:func:`coarse_codes`: an atom at each public bound and ``PAIR_BINS`` equal-width intervals, on
-the public range). The privacy derivation is in the Notes of :func:`fit_pairs` and in
+(:func:`coarse_codes`: the nodes of the finest level of its public :class:`~.copula_tree.NumericTree`
+with at most ``PAIR_CELLS`` nodes, the missing leaf a node of its own). The privacy derivation is in the Notes of :func:`fit_pairs` and in
 ``docs/derivations.md``.
 """
 
@@ -31,15 +31,19 @@ from ...estimation import Measurement, PoolFit
 from ...errors import InputDataError
 from .copula_parts import check_encoded, check_labels, split_budget
 
-#: Equal-width intervals of a numeric column in a pair (plus an atom at each public bound).
-PAIR_BINS = 8
+#: Cells of a numeric column in a pair: the finest tree level with at most this many value nodes (its
+#: coarsest level when that has more; a missing leaf is one more cell).
+PAIR_CELLS = 10
+#: Cells of a numeric column's one-way marginal kept by the tilt: the finest tree level with at most
+#: this many nodes (the released leaf masses summed to it).
+ONE_WAY_CELLS = 1024
 #: Share of the total zCDP rho spent on the pair stage (selection and measurement), when it is on.
 DEFAULT_PAIR_SHARE = 0.3
 #: Part of the pair stage's rho spent on the selections (the rest on the measurements), as in AIM.
 SELECT_FRACTION = 0.1
 #: "auto" rounds: a pair of REF_CELLS cells should hold ROUND_SIGMAS noise stds per cell on average.
 ROUND_SIGMAS = 4.0
-REF_CELLS = (PAIR_BINS + 2) ** 2
+REF_CELLS = PAIR_CELLS ** 2
 #: At most this many rounds per attribute, and in all.
 ROUNDS_PER_ATTRIBUTE = 2
 MAX_ROUNDS = 64
@@ -59,31 +63,46 @@ SCORE_SENSITIVITY = 2.0
 MEASURE_SENSITIVITY = math.sqrt(2.0)
 
 
-def coarse_codes(x: np.ndarray, bins: int = PAIR_BINS) -> np.ndarray:
-    """Coarse cells of an encoded numeric column (values in [0, 1] on the public bounds): 0 at the
-    lower bound, ``bins + 1`` at the upper one, else ``1 + floor(x bins)``. Every cell is public.
-    (The one place the pair stage defines a numeric column's cells.)"""
-    x = np.asarray(x, dtype=np.float64)
-    k = 1 + np.minimum(np.floor(np.clip(x, 0.0, 1.0) * bins), bins - 1).astype(np.int64)
-    k[x <= 1e-12] = 0
-    k[x >= 1.0 - 1e-12] = bins + 1
-    return k
+def pair_level(tree) -> int:
+    """The level of a numeric column's tree whose nodes are its cells in a pair (public): the finest
+    with at most ``PAIR_CELLS`` value nodes (the missing leaf one more)."""
+    return tree.level_of(PAIR_CELLS + int(tree.missing))
+
+
+def n_nodes(tree, level: int) -> int:
+    return int(tree.levels[level].size - 1)
+
+
+def coarse_codes(x: np.ndarray, tree, level: int | None = None) -> np.ndarray:
+    """Coarse cells of an encoded numeric column (values in [0, 1] on the public bounds, NaN missing):
+    its node at ``level`` (default :func:`pair_level`) of the column's public tree; the missing leaf
+    is a node of its own. (The one place the pair stage defines a numeric column's cells.)"""
+    return tree.coarse_index(x, pair_level(tree) if level is None else level)
 
 
 @dataclass(frozen=True)
 class Attributes:
-    """The attributes of the pair stage: numeric columns (coarse cells), categorical blocks, the label."""
+    """The attributes of the pair stage: numeric columns (coarse cells of their trees at ``levels``),
+    categorical blocks, the label."""
 
     p: int
     numeric: tuple
+    trees: tuple
     blocks: tuple
     n_classes: int   # 0: no label attribute
-    bins: int = PAIR_BINS
+
+    @property
+    def levels(self) -> tuple:
+        return tuple(pair_level(t) for t in self.trees)
+
+    @property
+    def nan_ok(self) -> tuple:
+        return tuple(int(j) for j, t in zip(self.numeric, self.trees) if t.missing)
 
     @property
     def sizes(self) -> tuple:
-        return (tuple(self.bins + 2 for _ in self.numeric) + tuple(e - a for a, e in self.blocks)
-                + ((self.n_classes,) if self.n_classes else ()))
+        return (tuple(n_nodes(t, lev) for t, lev in zip(self.trees, self.levels))
+                + tuple(e - a for a, e in self.blocks) + ((self.n_classes,) if self.n_classes else ()))
 
     @property
     def label(self) -> int | None:
@@ -91,7 +110,7 @@ class Attributes:
 
     def codes(self, X: np.ndarray, y) -> np.ndarray:
         """(rows, attributes) cell codes of encoded rows (and their label codes)."""
-        cols = [coarse_codes(X[:, j], self.bins) for j in self.numeric]
+        cols = [coarse_codes(X[:, j], t, lev) for j, t, lev in zip(self.numeric, self.trees, self.levels)]
         cols += [np.argmax(X[:, a:e], axis=1) for a, e in self.blocks]
         if self.n_classes:
             cols.append(np.asarray(y, dtype=np.int64))
@@ -114,7 +133,7 @@ class PairCounter:
     pairs: tuple
 
     def __call__(self, X, y):
-        X = check_encoded(X, self.attributes.p)
+        X = check_encoded(X, self.attributes.p, self.attributes.nan_ok)
         if self.attributes.n_classes:
             if y is None:
                 raise InputDataError("the pair stage was planned with a label and a chunk has none")
@@ -137,11 +156,14 @@ class PairPlan:
     share: float
 
 
-def plan_pairs(domain, n: int, n_classes: int, epsilon: float, delta: float, mode: str, rounds, share: float):
-    """The plan from public quantities only (the domain, n, the classes, the budget); None when off."""
+def plan_pairs(domain, trees, n: int, n_classes: int, epsilon: float, delta: float, mode: str, rounds,
+               share: float):
+    """The plan from public quantities only (the domain, the numeric columns' trees, n, the classes,
+    the budget); None when off."""
     if rounds == 0:
         return None
-    attrs = Attributes(domain.p, tuple(domain.numeric), tuple(domain.blocks), int(n_classes or 0))
+    k = len(trees)
+    attrs = Attributes(domain.p, tuple(domain.numeric[:k]), tuple(trees), tuple(domain.blocks), int(n_classes or 0))
     pairs = candidates(attrs.sizes)
     if not pairs:
         return None
@@ -194,21 +216,27 @@ def accounting_epsilon(mech) -> float:
     return epsilon_for(gauss, delta, mode, math.sqrt(8.0 * pr["pairs_select"] / T), T)
 
 
+def one_way_level(tree) -> int:
+    """The level of a numeric column's tree at which the tilt keeps its one-way marginal (public)."""
+    return tree.level_of(ONE_WAY_CELLS)
+
+
 def pool_codes(mech, X: np.ndarray, y) -> np.ndarray:
-    """The cells the tilt reads: the pair stage's attributes, then every copula numeric column's
-    own (fine) one-way cells, so that the one-way marginals are kept at their released resolution."""
+    """The cells the tilt reads: the pair stage's attributes, then every numeric column's one-way
+    cells (a fine level of its tree), so that the one-way marginals are kept near their released
+    resolution."""
     codes = mech.pair_attributes_.codes(X, y)
-    fine = [c.index(X[:, j]) for j, c in zip(mech.domain_.numeric, mech.cells_)]
+    fine = [t.coarse_index(X[:, j], one_way_level(t)) for j, t in zip(mech.domain_.numeric, mech.cells_)]
     return np.column_stack([codes] + fine) if fine else codes
 
 
 def _pool_sizes(mech) -> tuple:
-    return tuple(mech.pair_attributes_.sizes) + tuple(c.n_cells for c in mech.cells_)
+    return tuple(mech.pair_attributes_.sizes) + tuple(n_nodes(t, one_way_level(t)) for t in mech.cells_)
 
 
 def _one_way_measurements(mech, attrs: Attributes, n: int) -> list:
-    """The released one-way marginals on their own cells (post-processing; numeric columns on their
-    fine cells, the attributes after the pair stage's): per class with a label attribute and
+    """The released one-way marginals (post-processing; numeric columns: the released leaf masses
+    summed to :func:`one_way_level` of the tree, attributes after the pair stage's): per class with a label attribute and
     per-class marginals; the label's own shares as one more measurement."""
     out, label = [], attrs.label
     std = float(mech.noise_scales_.get("marginals_std", 0.0))
@@ -217,6 +245,8 @@ def _one_way_measurements(mech, attrs: Attributes, n: int) -> list:
     k, A = len(mech.cells_), len(attrs.sizes)
     for j, marg in enumerate(mech.marginals_):
         a = A + j if j < k else len(attrs.numeric) + j - k
+        if j < k:
+            marg = mech.cells_[j].level_counts(marg, one_way_level(mech.cells_[j]))
         rows = marg * sizes[:, None]
         if marg.shape[0] > 1 and label is not None:
             out.append(Measurement((label, a), rows.ravel(), std))

@@ -1,0 +1,251 @@
+"""The public cells of a numeric column in gauss-copula: a tree over the column's public range,
+refined down to its declared resolution, and the release of its noisy levels.
+
+A :class:`NumericTree` is public geometry only (bounds, resolution, branching, a cap on the number
+of leaves): its leaves are the grid points ``k * resolution`` inside the bounds when there are few
+enough of them (every leaf an atom, so discrete values anywhere in the range come back exactly),
+otherwise an atom at each public bound and equal-width intervals between. Internal levels group
+``branching`` consecutive nodes; a column with ``missing: allowed`` has one more leaf, the missing
+one, first, which is a node of its own at every level. The counting pass keeps the exact leaf
+counts; the counts of every level are sums of them (:meth:`NumericTree.level_counts`).
+
+:func:`refine_levels` is the post-processing and the choice of what to measure next: top-down, a
+node whose estimate reaches ``split`` noise stds has its children measured (Gaussian mechanism,
+one release per level for all columns) and their noisy counts are made consistent with it
+(projected onto the non-negative counts summing to the parent's estimate); a node that is not
+split spreads its estimate over its leaves in proportion to their widths. Sensitivities and
+accounting: the Notes of :class:`~privrelease.mechanisms.gauss_mixture.gauss_copula.GaussCopula`
+and ``docs/derivations.md``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+#: Children per internal node (chosen on census_kdd and generated heavy-tailed / 0.1-step tables).
+DEFAULT_BRANCHING = 16
+#: A node is split (its children measured) when its estimate is at least this many noise stds.
+DEFAULT_SPLIT_SIGMAS = 3.0
+#: Leaves of all numeric columns and classes together held by the counting pass (memory flat in n).
+TOTAL_LEAVES = 2 ** 22
+#: Leaves of one column: at most this many, and at least MIN_LEAVES whatever the number of columns.
+MAX_LEAVES = 2 ** 20
+MIN_LEAVES = 2 ** 10
+
+
+def leaf_cap(columns: int, groups: int) -> int:
+    """Leaves per column: a power of two sharing :data:`TOTAL_LEAVES` among ``columns x groups``."""
+    share = TOTAL_LEAVES // max(1, int(columns) * max(1, int(groups)))
+    return int(min(MAX_LEAVES, max(MIN_LEAVES, 2 ** int(math.floor(math.log2(max(share, 1)))))))
+
+
+def _depth(leaves: int, branching: int) -> int:
+    depth, width = 1, branching
+    while width < leaves:
+        depth, width = depth + 1, width * branching
+    return depth
+
+
+class NumericTree:
+    """Public cells of one encoded numeric column (values in [0, 1] by the public bounds) as a tree.
+
+    Parameters
+    ----------
+    lower, upper : the public bounds (value units); resolution : the public precision (``k *
+    resolution`` are the values the column holds), 0 or None for a continuous column; missing : the
+    column may be missing (NaN in the encoded coordinate); branching : children per node;
+    max_leaves : cap on the leaves (a grid with more points gets intervals instead).
+
+    Attributes
+    ----------
+    n_cells : number of leaves; lo, hi : each leaf's encoded extent (an atom has lo == hi; the
+    missing leaf NaN); atom : leaf is a single value; grid : the value leaves are grid points;
+    levels : per level (coarsest first, the leaves last) the leaf index where each node starts,
+    and ``n_cells`` at the end (node i covers leaves ``levels[l][i] : levels[l][i + 1]``);
+    weights : each leaf's share of its node when a node's mass is spread (its width; atoms at the
+    bounds and the missing leaf 0).
+    """
+
+    def __init__(self, lower: float, upper: float, resolution: float | None = None, missing: bool = False,
+                 branching: int = DEFAULT_BRANCHING, max_leaves: int = MAX_LEAVES):
+        self.lower, self.upper, self.span = float(lower), float(upper), float(upper) - float(lower)
+        r = float(resolution or 0.0)
+        self.resolution, self.missing, self.branching = r, bool(missing), int(branching)
+        self.off = int(self.missing)
+        if r > 0:
+            self.k_lo = math.ceil(self.lower / r - 1e-9)
+            self.k_hi = max(self.k_lo, math.floor(self.upper / r + 1e-9))
+        size = self.k_hi - self.k_lo + 1 if r > 0 else 0
+        self.grid = 0 < size <= int(max_leaves)
+        if self.grid:
+            vals = (self.k_lo + np.arange(size)) * r
+            lo = hi = np.clip((vals - self.lower) / self.span, 0.0, 1.0)
+            weights = np.ones(size)
+            self.tol = 0.0
+        else:
+            bins = max(1, int(max_leaves) - 2)
+            edges = np.linspace(0.0, 1.0, bins + 1)
+            lo = np.concatenate([[0.0], edges[:-1], [1.0]])
+            hi = np.concatenate([[0.0], edges[1:], [1.0]])
+            weights = hi - lo
+            self.bins = bins
+            self.tol = 0.5 * r / self.span if r > 0 else 1e-12  # within half a step of a bound: the bound
+        if self.missing:
+            lo, hi, weights = (np.concatenate([[np.nan], a]) for a in (lo, hi, weights))
+            weights[0] = 0.0
+        self.lo, self.hi, self.weights = lo, hi, weights
+        self.n_cells = lo.size
+        self.atom = ~(hi - lo > 0)  # NaN (missing) counts as an atom
+        width = np.nan_to_num(hi - lo)
+        self._inside = (width > 0).astype(np.float64)
+        self._width = np.where(width > 0, width, 1.0)
+        self.levels = self._levels(self.n_cells - self.off)
+
+    def _levels(self, values: int) -> list:
+        b, off = self.branching, self.off
+        depth = _depth(values, b)
+        out = []
+        for lev in range(1, depth + 1):
+            starts = np.arange(0, values, b ** (depth - lev)) + off
+            out.append(np.concatenate([[0] if off else [], starts, [values + off]]).astype(np.int64))
+        return out
+
+    @property
+    def depth(self) -> int:
+        return len(self.levels)
+
+    def index(self, x: np.ndarray) -> np.ndarray:
+        """The leaf of every encoded value (NaN: the missing leaf)."""
+        x = np.asarray(x, dtype=np.float64)
+        nan = np.isnan(x) if self.missing else None
+        if nan is not None:
+            x = np.where(nan, 0.0, x)
+        if self.grid:
+            r = self.resolution
+            k = np.rint((self.lower + x * self.span) / r) - self.k_lo
+            k = np.clip(k, 0, self.k_hi - self.k_lo).astype(np.int64)
+        else:
+            k = np.minimum(x * self.bins, self.bins - 1).astype(np.int64) + 1  # floor: x >= 0
+            k[x < self.tol] = 0
+            k[x > 1.0 - self.tol] = self.bins + 1
+        k += self.off
+        if nan is not None:
+            k[nan] = 0
+        return k
+
+    def position(self, x: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """Where x sits inside its leaf, in [0, 1] (atoms: undefined, returns 0)."""
+        lo = np.nan_to_num(self.lo[k])
+        return np.clip((np.nan_to_num(x) - lo) / self._width[k], 0.0, 1.0) * self._inside[k]
+
+    def values(self, k: np.ndarray, frac: np.ndarray) -> np.ndarray:
+        """Encoded values at relative positions ``frac`` inside leaves ``k``, snapped to the resolution
+        (the grid points inside the bounds); the missing leaf gives NaN."""
+        lo = np.nan_to_num(self.lo[k])
+        v = np.clip(lo + frac * np.nan_to_num(self.hi[k] - self.lo[k]), 0.0, 1.0)
+        if self.resolution > 0 and not self.grid:
+            r = self.resolution
+            g = np.clip(np.rint((self.lower + v * self.span) / r), self.k_lo, self.k_hi)
+            v = np.clip((g * r - self.lower) / self.span, 0.0, 1.0)
+        if self.missing:
+            v = np.where(k == 0, np.nan, v)
+        return v
+
+    def level_counts(self, leaf_counts: np.ndarray, level: int) -> np.ndarray:
+        """Counts of the nodes of ``level`` (0 = coarsest) from ``(groups, n_cells)`` leaf counts."""
+        return np.add.reduceat(leaf_counts, self.levels[level][:-1], axis=-1)
+
+    def parents(self, level: int) -> np.ndarray:
+        """For every node of ``level`` (>= 1), its parent at ``level - 1``."""
+        return np.searchsorted(self.levels[level - 1], self.levels[level][:-1], side="right") - 1
+
+    def level_of(self, budget: int) -> int:
+        """The finest level with at most ``budget`` nodes (0 when even the coarsest has more)."""
+        ok = [lev for lev, s in enumerate(self.levels) if s.size - 1 <= budget]
+        return ok[-1] if ok else 0
+
+    def coarse_index(self, x: np.ndarray, level: int) -> np.ndarray:
+        """The node of ``level`` holding every encoded value (cells for two-way marginals)."""
+        return np.searchsorted(self.levels[level], self.index(x), side="right") - 1
+
+
+def spread(parent_mass: np.ndarray, tree: NumericTree, level: int) -> np.ndarray:
+    """Masses of the nodes of ``level`` when every parent's mass is spread in proportion to the
+    leaf weights (equal shares where a parent has no weight)."""
+    w = tree.level_counts(tree.weights[None, :], level)[0]
+    par = tree.parents(level)
+    wp = np.bincount(par, weights=w, minlength=parent_mass.shape[-1])
+    nodes = np.bincount(par, minlength=parent_mass.shape[-1]).astype(np.float64)
+    share = np.where(wp[par] > 0, w / np.where(wp[par] > 0, wp[par], 1.0), 1.0 / nodes[par])
+    return parent_mass[:, par] * share[None, :]
+
+
+def split_mask(tree: NumericTree, level: int, mass: np.ndarray, threshold: float) -> np.ndarray:
+    """``(groups, nodes of level)``: the nodes whose parent is split (estimate >= threshold, and
+    more than one child)."""
+    par = tree.parents(level)
+    kids = np.bincount(par, minlength=mass.shape[-1])
+    split = (mass > 0) & (mass >= threshold) & (kids[None, :] > 1)
+    return split[:, par]
+
+
+def make_consistent(noisy: np.ndarray, mask: np.ndarray, spread_mass: np.ndarray, tree: NumericTree,
+                    level: int, project) -> np.ndarray:
+    """Node masses of ``level``: where measured (``mask``), the noisy children of each split parent
+    projected onto the counts summing to the parent's mass (``project(v, total)``); elsewhere the
+    spread mass. Children of a parent are contiguous, so each split parent is one slice."""
+    out = spread_mass.copy()
+    par = tree.parents(level)
+    starts = np.searchsorted(par, np.arange(par[-1] + 2))
+    for g, p in zip(*np.nonzero(_split_parents(mask, par))):
+        a, b = starts[p], starts[p + 1]
+        out[g, a:b] = project(noisy[g, a:b], float(spread_mass[g, a:b].sum()))
+    return out
+
+
+def _split_parents(mask: np.ndarray, par: np.ndarray) -> np.ndarray:
+    """``(groups, parents)``: which parents have their children measured."""
+    out = np.zeros((mask.shape[0], int(par[-1]) + 1), dtype=bool)
+    g, i = np.nonzero(mask)
+    out[g, par[i]] = True
+    return out
+
+
+def refine_levels(trees, leaf_counts, top_mass, depths, threshold, measure, project, record=None) -> list:
+    """Leaf masses ``(groups, n_cells)`` of every tree, from the released masses of its coarsest
+    level ``top_mass`` down: at each level below, the children of every split node of the columns
+    measured that deep (``depths``) are released together by ``measure(level, exact counts)`` (one
+    Gaussian release per level) and made consistent with their parent; every other node gets its
+    parent's mass spread by the leaf weights. Only the exact counts go to ``measure``; what is
+    measured is decided from released masses and public quantities (post-processing). ``record``: a
+    list that gets, per level below the coarsest, the ``(column, group, node)`` of every released
+    count in release order."""
+    mass = [np.asarray(m, dtype=np.float64) for m in top_mass]
+    for lev in range(1, max((t.depth for t in trees), default=1)):
+        masks, values, ids = {}, [], []
+        for j, t in enumerate(trees):
+            if lev < min(t.depth, depths[j]):
+                masks[j] = split_mask(t, lev, mass[j], threshold)
+                values.append(t.level_counts(leaf_counts[j], lev)[masks[j]])
+                if record is not None:
+                    g, i = np.nonzero(masks[j])
+                    ids.append(np.column_stack([np.full(g.size, j), g, i]))
+        noisy = measure(lev, np.concatenate(values)) if values and sum(v.size for v in values) else None
+        if record is not None and noisy is not None:
+            record.append(np.concatenate(ids).astype(np.int64))
+        start = 0
+        for j, t in enumerate(trees):
+            if lev >= t.depth:
+                continue
+            spread_mass = spread(mass[j], t, lev)
+            if j in masks and noisy is not None:
+                full = np.zeros_like(spread_mass)
+                k = int(masks[j].sum())
+                full[masks[j]] = noisy[start:start + k]
+                start += k
+                mass[j] = make_consistent(full, masks[j], spread_mass, t, lev, project)
+            else:
+                mass[j] = spread_mass
+    return mass

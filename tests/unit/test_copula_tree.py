@@ -1,0 +1,87 @@
+"""gauss-copula's numeric trees: public geometry, level counts from the leaves, consistent refinement,
+snapping to the resolution, and numeric missing values as a cell of their own."""
+
+import math
+
+import numpy as np
+import pytest
+
+from privrelease.mechanisms.gauss_mixture.copula_parts import CellCounter, project_to_simplex
+from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap, refine_levels
+from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
+from privrelease.schema.encoding import EncodedDomain
+
+
+def test_levels_nest_and_sum_to_the_leaves():
+    t = NumericTree(0, 2.5, 0.1, branching=4)  # 26 grid points 0.0 .. 2.5: atoms
+    assert t.grid and t.n_cells == 26 and t.depth == 3
+    leaves = np.arange(26, dtype=float)[None, :]
+    for lev in range(t.depth):
+        c = t.level_counts(leaves, lev)
+        assert c.sum() == leaves.sum() and c.shape[1] == t.levels[lev].size - 1
+        if lev:
+            assert set(np.diff(t.parents(lev))) <= {0, 1}  # each node's children are contiguous
+    assert t.level_of(8) == 1 and t.level_of(1000) == 2 and t.level_of(1) == 0
+    x = np.array([0.0, 0.3 / 2.5, 1.0])
+    assert t.index(x).tolist() == [0, 3, 25]
+    assert t.coarse_index(x, 0).tolist() == [0, 0, 1]
+
+
+def test_grid_values_are_multiples_of_the_resolution():
+    t = NumericTree(0.05, 10.0, 0.1, branching=16, max_leaves=64)  # 99 grid points: intervals, snapped
+    assert not t.grid
+    v = t.values(np.arange(1, t.n_cells - 1), np.full(t.n_cells - 2, 0.37))
+    dec = 0.05 + v * t.span
+    assert np.allclose(dec * 10, np.round(dec * 10), atol=1e-9) and dec.min() >= 0.1 - 1e-9
+
+
+def test_leaf_cap_is_a_power_of_two_flat_in_n():
+    assert leaf_cap(3, 2) == 2 ** 19 and leaf_cap(1000, 6) == 2 ** 10 and leaf_cap(1, 1) == 2 ** 20
+
+
+def test_refinement_without_noise_returns_the_exact_leaves():
+    t = NumericTree(0, 1000, 1.0, branching=8)
+    g = np.random.default_rng(0)
+    leaves = np.bincount(np.minimum(g.geometric(0.01, 5000), 1000), minlength=1001)[None, :].astype(float)
+    top = t.level_counts(leaves, 0)
+    out = refine_levels([t], [leaves], [top], [t.depth], 0.0, lambda lev, v: v, project_to_simplex)
+    assert np.allclose(out[0], leaves)
+
+
+def test_an_unsplit_node_spreads_by_width_and_not_onto_the_bounds():
+    t = NumericTree(0, 1, 0.0, branching=4, max_leaves=18)  # atom, 16 intervals, atom
+    leaves = np.zeros((1, 18))
+    leaves[0, 1:5] = 10.0
+    top = t.level_counts(leaves, 0)
+    out = refine_levels([t], [leaves], [top], [1], 0.0, lambda lev, v: v, project_to_simplex)[0]
+    assert out[0, 0] == 0.0 and out.sum() == pytest.approx(40.0)  # the lower bound's atom gets nothing
+
+
+def test_missing_values_are_a_cell_and_come_back_as_nan():
+    """NaN in a column declared missing: its own leaf (a node of the coarsest level), counted once;
+    the release gives NaN to about the same share of records."""
+    g = np.random.default_rng(1)
+    n = 20000
+    x = np.round(g.random(n) * 50) / 50
+    x[g.random(n) < 0.2] = np.nan
+    X = np.column_stack([x, g.random(n)])
+    t = NumericTree(0, 50, 1.0, missing=True)
+    k = t.index(x)
+    assert np.all((k == 0) == np.isnan(x)) and t.levels[0][:2].tolist() == [0, 1]
+    dom = EncodedDomain(p=2, numeric=(0, 1), blocks=())
+    counter = CellCounter(p=2, numeric=(0, 1), cells=(t, NumericTree(0, 1)), blocks=(), n_classes=None, nan_ok=(0,))
+    assert counter(X, None)[2][0][0, 0] == np.isnan(x).sum()
+    m = GaussCopula(4.0, domain=dom, rng=0, grids=((0, 50, 1.0), (0, 1, 0)), missing=(True, False)).fit(X)
+    Xs, _ = m.sample(20000)
+    assert abs(np.isnan(Xs[:, 0]).mean() - 0.2) < 0.02 and not np.isnan(Xs[:, 1]).any()
+    fin = Xs[~np.isnan(Xs[:, 0]), 0] * 50
+    assert np.allclose(fin, np.round(fin), atol=1e-9)
+
+
+def test_nan_is_refused_where_missing_is_not_declared():
+    from privrelease.errors import InputDataError
+
+    X = np.array([[0.5, np.nan], [0.2, 0.3]] * 10)
+    with pytest.raises(InputDataError, match="finite"):
+        GaussCopula(1.0, rng=0, missing=(True, False)).fit(X)
+    assert GaussCopula.capabilities.missing_numeric and math.isfinite(leaf_cap(1, 1))
