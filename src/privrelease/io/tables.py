@@ -44,14 +44,17 @@ def warn_extra_columns(columns, schema, source: str) -> None:
                       f"{shorten_list(extra)}", DataWarning, stacklevel=3)
 
 
-def read_table(path: str | Path, schema=None) -> pd.DataFrame:
-    """Read a whole CSV or Parquet file (categorical schema columns are read as text)."""
+def read_table(path: str | Path, schema=None, as_text: bool = False) -> pd.DataFrame:
+    """Read a whole CSV or Parquet file (categorical schema columns are read as text; with ``as_text``
+    every CSV column is read as its raw text, missing-value spellings included, as the schema drafts need)."""
     path = Path(path)
     if not path.exists():
         raise InputDataError(f"input file {path} does not exist")
     fmt = table_format(path)
     try:
-        if fmt == "csv":
+        if fmt == "csv" and as_text:
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
+        elif fmt == "csv":
             df = pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True)
         else:
             df = pd.read_parquet(path)

@@ -1,6 +1,8 @@
 """Schema and encoding: the declared public description of a table."""
 
 from .encoding import EncodedDomain, EncodedTable, Encoder
-from .schema import CategoricalColumn, NumericColumn, Schema, draft_schema
+from .drafting import draft_schema, draft_schema_dict
+from .schema import CategoricalColumn, NumericColumn, Schema
 
-__all__ = ["Schema", "NumericColumn", "CategoricalColumn", "Encoder", "EncodedTable", "EncodedDomain", "draft_schema"]
+__all__ = ["Schema", "NumericColumn", "CategoricalColumn", "Encoder", "EncodedTable", "EncodedDomain", "draft_schema",
+           "draft_schema_dict"]
