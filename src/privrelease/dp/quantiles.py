@@ -125,6 +125,7 @@ def dp_bounds(values, epsilon: float, grid, source, quantiles=(0.01, 0.99)) -> t
 
 MAGNITUDE_EXPONENTS = range(-10, 43)  # bin edges +-2^-10 .. +-2^42
 SCALE_FALSE_BIN_RATE = 0.01  # the chance that some empty bin clears the threshold
+SCALE_SENSITIVITY = 2.0  # L1: one record replaced moves one bin count down by 1 and one up by 1
 MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
 
 
@@ -150,7 +151,7 @@ def scale_threshold(epsilon: float) -> float:
     """The noisy count a magnitude bin must exceed: ``b ln(bins / (2 r))`` with ``b = 2/epsilon``, so that the
     chance of any empty bin clearing it is at most ``r`` (:data:`SCALE_FALSE_BIN_RATE`)."""
     bins = magnitude_edges().size - 1
-    return (2.0 / float(epsilon)) * math.log(bins / (2.0 * SCALE_FALSE_BIN_RATE))
+    return (SCALE_SENSITIVITY / float(epsilon)) * math.log(bins / (2.0 * SCALE_FALSE_BIN_RATE))
 
 
 def approx_range(values, epsilon: float, source) -> tuple[float, float, bool]:
@@ -167,7 +168,7 @@ def approx_range(values, epsilon: float, source) -> tuple[float, float, bool]:
     neighbours. See docs/derivations.md.
     """
     edges = magnitude_edges()
-    noisy, _ = source.add_laplace(magnitude_counts(values), 2.0, float(epsilon), edges.size - 1)
+    noisy, _ = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
     keep = np.flatnonzero(noisy > scale_threshold(epsilon))
     if keep.size:
         return float(edges[keep[0]]), float(edges[keep[-1] + 1]), True

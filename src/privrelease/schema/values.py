@@ -11,6 +11,7 @@ counts with the same rule, :func:`decide_kind`.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ NA_TOKENS = ("", "NA", "N/A", "n/a", "na", "NaN", "nan", "null", "NULL", "None",
 CLASSES = ("missing", "integer", "fraction", "date", "text")
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
 _DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+_NUMBER_RE, _DATE_RE, _NA_SET = re.compile(_NUMBER), re.compile(_DATE), frozenset(NA_TOKENS)
 
 # Shares of the rule that decides a column's kind from its class counts (exact or noisy).
 NUMERIC_SHARE = 0.9  # numbers among the present values: numeric (or datetime for dates)
@@ -54,40 +56,46 @@ def canonical_text(s: pd.Series) -> pd.Series:
     return pd.Series([one(v) for v in s.tolist()], index=s.index, dtype=object)
 
 
+def _unique(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct texts and, for every value, the index of its text (each rule runs once per distinct text)."""
+    uniq, inv = np.unique(np.asarray(text, dtype=object).astype(str), return_inverse=True)
+    return uniq, inv.reshape(-1)
+
+
+def _class_of(t: str) -> int:
+    if t in _NA_SET:
+        return 0
+    if _NUMBER_RE.fullmatch(t):
+        v = float(t)
+        return 1 if math.isfinite(v) and v == round(v) else 2
+    return 3 if _DATE_RE.fullmatch(t) else 4
+
+
 def value_classes(text: pd.Series) -> np.ndarray:
     """The class of every value (an index into :data:`CLASSES`), from its canonical text alone.
 
     >>> value_classes(pd.Series(["", "?", "40", "40.5", "1e3", "2020-01-31", "abc"])).tolist()
     [0, 0, 1, 2, 1, 3, 4]
     """
-    t = text.astype(str)
-    missing = t.isin(NA_TOKENS).to_numpy()
-    number = t.str.fullmatch(_NUMBER).to_numpy() & ~missing
-    v = pd.to_numeric(t.where(number, "0"), errors="coerce").to_numpy(dtype=np.float64)
-    integer = number & np.isfinite(v) & (v == np.round(v))
-    date = t.str.fullmatch(_DATE).to_numpy() & ~missing & ~number
-    cls = np.full(len(t), 4, dtype=np.int64)
-    cls[date] = 3
-    cls[number & ~integer] = 2
-    cls[integer] = 1
-    cls[missing] = 0
-    return cls
+    uniq, inv = _unique(text)
+    return np.array([_class_of(t) for t in uniq], dtype=np.int64)[inv] if len(inv) else np.zeros(0, np.int64)
 
 
 def as_numbers(text: pd.Series) -> np.ndarray:
     """The numbers of the values (NaN for values that are not numbers)."""
-    t = text.astype(str)
-    ok = t.str.fullmatch(_NUMBER) & ~t.isin(NA_TOKENS)
-    return pd.to_numeric(t.where(ok), errors="coerce").to_numpy(dtype=np.float64)
+    uniq, inv = _unique(text)
+    v = [float(t) if t not in _NA_SET and _NUMBER_RE.fullmatch(t) else math.nan for t in uniq]
+    return np.array(v, dtype=np.float64)[inv] if len(inv) else np.zeros(0)
 
 
 def as_days(text: pd.Series) -> np.ndarray:
     """Days since 1970-01-01 (fractional for times of day) of the ISO dates (NaN for other values)."""
-    t = text.astype(str)
-    ok = t.str.fullmatch(_DATE) & ~t.str.fullmatch(_NUMBER)
-    d = pd.to_datetime(t.where(ok), errors="coerce", format="ISO8601")
+    uniq, inv = _unique(text)
+    ok = np.array([_class_of(t) == 3 for t in uniq], dtype=bool)
+    d = pd.to_datetime(pd.Series(np.where(ok, uniq, None), dtype=object), errors="coerce", format="ISO8601")
     ns = d.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64)
-    return np.where(d.isna().to_numpy(), np.nan, ns / 86_400e9)
+    days = np.where(d.isna().to_numpy(), np.nan, ns / 86_400e9)
+    return days[inv] if len(inv) else np.zeros(0)
 
 
 def iso_day(days: float) -> str:
