@@ -203,3 +203,26 @@ def test_dp_draft_dates_identifiers_missing_and_empty_columns():
     assert "NA" in d.schema["na_values"] and "?" in d.schema["na_values"]
     said = " ".join(d.warnings)
     assert all(f"column '{c}' left out" in said for c in ("patient_id", "code", "empty"))
+
+
+def test_the_two_drafts_agree_on_types():
+    """The same rule decides kinds from exact counts (non-private draft) and from noisy ones (DP draft)."""
+    from privrelease.schema import draft_schema_dict
+
+    n = 5000
+    rng = np.random.default_rng(2)
+    df = pd.DataFrame({"age": rng.integers(18, 90, n), "w": rng.normal(70, 10, n).round(1),
+                       "code": rng.integers(0, 4, n), "city": rng.choice(["a", "b", "c"], n),
+                       "day": pd.date_range("2020-01-01", periods=n, freq="12h").strftime("%Y-%m-%d"),
+                       "y": rng.choice(["no", "yes"], n)})
+
+    def types(cols):
+        return {k: (v["type"], v.get("integer", False)) for k, v in cols.items()}
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = types(draft_schema_dict(df, facts=StatedFacts.of("y"))["columns"])
+        for seed in range(3):
+            assert types(dp_draft(df, 20.0, 1e-6, rng=seed, facts=StatedFacts.of("y")).schema["columns"]) == exact
+    assert exact == {"age": ("numeric", True), "w": ("numeric", False), "code": ("categorical", False),
+                     "city": ("categorical", False), "day": ("datetime", False), "y": ("categorical", False)}

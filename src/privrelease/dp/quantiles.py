@@ -171,9 +171,14 @@ def approx_range(values, epsilon: float, source) -> tuple[float, float, bool]:
     noisy, _ = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
     keep = np.flatnonzero(noisy > scale_threshold(epsilon))
     if keep.size:
-        return float(edges[keep[0]]), float(edges[keep[-1] + 1]), True
-    top = int(np.argmax(noisy))
-    return float(edges[max(top - 1, 0)]), float(edges[min(top + 2, edges.size - 1)]), False
+        lo, hi, supported = float(edges[keep[0]]), float(edges[keep[-1] + 1]), True
+    else:
+        top = int(np.argmax(noisy))
+        lo, hi, supported = float(edges[max(top - 1, 0)]), float(edges[min(top + 2, edges.size - 1)]), False
+    zero = float(edges[edges.size // 2])  # the bin around 0 is (-zero, zero): its outer edges read as 0
+    lo = 0.0 if lo == -zero else lo
+    hi = 0.0 if hi == zero and lo < 0 else hi
+    return lo, hi, supported
 
 
 def outer_edges(lo: float, hi: float) -> tuple[float, float]:
