@@ -119,3 +119,16 @@ def test_a_release_refuses_a_label_with_one_level_and_charges_nothing(tmp_path, 
     if ledger.exists():
         _, shown, _ = run_cli(["ledger", "show", str(ledger), "--json"], capsys)
         assert all(d["epsilon_spent"] == 0 for d in json.loads(shown))
+
+
+def test_a_parquet_files_declared_types_are_stated_facts(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(20, 71, 3000), "score": rng.uniform(0, 1, 3000),
+                       "y": rng.choice(["no", "yes"], 3000)})
+    path = tmp_path / "d.parquet"
+    df.to_parquet(path)
+    code, out, err = run_cli(["schema", "draft", str(path), "--label", "y", "--epsilon", "4", "--seed", "0"], capsys)
+    assert code == 0, err
+    s = yaml.safe_load(out)
+    assert s["provenance"]["stated"] == {"age": "integer", "score": "numeric", "y": "categorical"}
+    assert s["columns"]["age"]["integer"] is True and "integer" not in s["columns"]["score"]

@@ -33,6 +33,7 @@ FEW_LEVELS_OUTSIDE_TOP = 0.05  # at most this share outside the 10 most frequent
 TOP_LEVELS = 10
 REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like
 EMPTY_SHARE = 0.01  # fewer present values than this share of n: an empty column
+MIN_IDENTIFIER_N = 100  # below this many records, distinct values say little: never identifier-like
 
 
 def canonical_text(s: pd.Series) -> pd.Series:
@@ -157,7 +158,7 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
     if present < max(EMPTY_SHARE * n, 1.0):
         return "empty"
     few_levels = max(counts.outside_top, 0.0) <= FEW_LEVELS_OUTSIDE_TOP * present
-    distinct = max(counts.repeats, 0.0) <= REPEAT_SHARE * present
+    distinct = n >= MIN_IDENTIFIER_N and max(counts.repeats, 0.0) <= REPEAT_SHARE * present
     if c[1] + c[2] >= NUMERIC_SHARE * present:
         if few_levels:
             return "categorical"
