@@ -53,6 +53,16 @@ def test_approx_range_finds_the_magnitude_of_the_values():
     assert ok and lo == 16.0 and hi == 128.0
 
 
+def test_approx_range_says_when_a_thin_tail_is_left_out():
+    """96 % zeros and 4 % spread over ten octaves: only the bin around 0 clears the threshold, and the
+    range is flagged (the draft then warns with the fix)."""
+    rng = np.random.default_rng(0)
+    x = np.r_[np.zeros(28_800), 2.0 ** rng.uniform(5, 15, 1200)]
+    lo, hi, ok = approx_range(x, 0.03, make_source(0), present=30_000)
+    assert (lo, hi, ok) == (0.0, 2.0 ** -10, False)
+    assert approx_range(x, 5.0, make_source(0), present=30_000)[2]  # with budget, the tail's bins clear it
+
+
 def test_dp_draft_schema_bounds_levels_other_and_provenance():
     df = _table()
     s, cost = dp_draft_schema(df, 8.0, 1e-6, rng=0, label="y")

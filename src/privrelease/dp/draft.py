@@ -194,11 +194,12 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return _declared_levels_column(name, ctx.facts.levels[name], name == ctx.facts.label)
     text = canonical_text(s)
     eps = ctx.eps_c
-    kind, missing = plan.stated, False
+    kind, missing, present = plan.stated, False, None
     if plan.profile:
         counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
         eps -= PROFILE_SHARE * eps
         missing = counts.classes[0] > b
+        present = max(ctx.n - counts.classes[0], 0.0)
         if kind is None:
             kind = decide_kind(counts, ctx.n)
         elif kind == "numeric":  # the integer flag, when not stated, is a charged decision
@@ -210,7 +211,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return None
     if kind == "categorical":
         return _categorical_column(text, name, eps, ctx)
-    return _bounded_column(text, name, kind, eps, missing, ctx)
+    return _bounded_column(text, name, kind, eps, (missing, present), ctx)
 
 
 def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts, float]:
@@ -237,8 +238,10 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
     return ColumnCounts(tuple(noisy[:5].tolist()), float(noisy[5]), float(noisy[6])), float(b)
 
 
-def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, missing: bool, ctx: _Context) -> dict:
-    """A numeric (integer) or datetime column with DP bounds spending ``eps``."""
+def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, profile: tuple, ctx: _Context) -> dict:
+    """A numeric (integer) or datetime column with DP bounds spending ``eps``; ``profile``: whether it has
+    missing values, and the DP estimate of its present values (None without a profile)."""
+    missing, present = profile
     dates = kind == "datetime"
     v = as_days(text) if dates else as_numbers(text)
     v = v[np.isfinite(v)]
@@ -247,11 +250,12 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, missing: 
         lo, hi = dp_bounds(v, eps, range_grid(*r), ctx.source, ctx.quantiles)
     else:
         lo, hi, supported = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
-                                             candidates=range_grid if dates else None)
+                                             candidates=range_grid if dates else None, present=present)
         if not supported:
             ctx.warnings.append(
-                f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot support DP bounds; "
-                f"the drafted [{lo:g}, {hi:g}] is a guess: give --range {name}=lo,hi (public), or more epsilon")
+                f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot support DP bounds "
+                f"that hold its values; the drafted [{lo:g}, {hi:g}] is a guess: give --range {name}=lo,hi "
+                f"(public), or more epsilon")
     if dates:
         spec = {"type": "datetime", "lower": iso_day(lo), "upper": iso_day(math.ceil(hi)), "step": "day"}
         if spec["upper"] <= spec["lower"]:

@@ -125,6 +125,7 @@ def dp_bounds(values, epsilon: float, grid, source, quantiles=(0.01, 0.99)) -> t
 
 MAGNITUDE_EXPONENTS = range(-10, 43)  # bin edges +-2^-10 .. +-2^42
 SCALE_FALSE_BIN_RATE = 0.01  # the chance that some empty bin clears the threshold
+SCALE_HELD_SHARE = 0.98  # a range holding less of the (noisy) values misses a tail: not supported
 SCALE_SENSITIVITY = 2.0  # L1: one record replaced moves one bin count down by 1 and one up by 1
 MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
 
@@ -154,7 +155,7 @@ def scale_threshold(epsilon: float) -> float:
     return (SCALE_SENSITIVITY / float(epsilon)) * math.log(bins / (2.0 * SCALE_FALSE_BIN_RATE))
 
 
-def approx_range(values, epsilon: float, source) -> tuple[float, float, bool]:
+def approx_range(values, epsilon: float, source, present: float | None = None) -> tuple[float, float, bool]:
     """An epsilon-DP range of the magnitude bins that hold the values: ``(lo, hi, supported)``.
 
     Notes
@@ -163,15 +164,25 @@ def approx_range(values, epsilon: float, source) -> tuple[float, float, bool]:
     every bin: replacing one record moves one count down by 1 and one up by 1 (L1
     sensitivity 2), so the noisy histogram is epsilon-DP, and everything below is
     post-processing. The range runs from the lowest to the highest bin whose noisy count
-    exceeds :func:`scale_threshold`; when no bin clears it (too little budget for n),
-    ``supported`` is False and the range is the bin of the largest noisy count with its two
-    neighbours. See docs/derivations.md.
+    exceeds :func:`scale_threshold`; ``supported`` is False when that range holds, give or take
+    one standard deviation of its noise, less than :data:`SCALE_HELD_SHARE` of ``present`` (a DP
+    estimate of the present values, else the noisy total): a tail too thin for its bins to
+    clear the threshold, e.g. the non-zero values of a mostly-zero column; and when no bin clears it
+    (too little budget for n), in which case the range is the bin of the largest noisy count
+    with its two neighbours. See docs/derivations.md.
     """
     edges = magnitude_edges()
     noisy, _ = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
     keep = np.flatnonzero(noisy > scale_threshold(epsilon))
     if keep.size:
-        lo, hi, supported = float(edges[keep[0]]), float(edges[keep[-1] + 1]), True
+        inside = np.zeros(noisy.size, dtype=bool)
+        inside[keep[0]:keep[-1] + 1] = True
+        total = noisy.sum() if present is None else float(present)
+        # the values outside the range, give or take one standard deviation of their noise
+        outside = total - noisy[inside].sum()
+        std = (SCALE_SENSITIVITY / float(epsilon)) * math.sqrt(2.0 * (inside.sum() if present else (~inside).sum()))
+        supported = bool(outside - std <= (1.0 - SCALE_HELD_SHARE) * total)
+        lo, hi = float(edges[keep[0]]), float(edges[keep[-1] + 1])
     else:
         top = int(np.argmax(noisy))
         lo, hi, supported = float(edges[max(top - 1, 0)]), float(edges[min(top + 2, edges.size - 1)]), False
@@ -203,11 +214,11 @@ def readable_grid(lo: float, hi: float) -> np.ndarray:
 
 
 def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), scale_share: float = 0.4,
-                     n: int | None = None, candidates=None):
+                     n: int | None = None, candidates=None, present: float | None = None):
     """Bounds in two steps, epsilon-DP in total: :func:`approx_range` with ``scale_share * epsilon``,
     then :func:`dp_bounds` over the readable candidates of that range (and the next magnitude
     edge on each side, and 0) with the rest. ``candidates(lo, hi)`` replaces the readable
-    candidates (e.g. evenly spaced days for dates).
+    candidates (e.g. evenly spaced days for dates); ``present`` goes to :func:`approx_range`.
 
     When the quantiles cannot tell candidates apart (``epsilon_q min(q, 1 - q) n / 2`` below
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
@@ -217,8 +228,8 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     n = len(values) if n is None else int(n)
     eps_q = (1.0 - scale_share) * epsilon / 2
     if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < MIN_QUANTILE_SIGNAL:
-        return approx_range(values, epsilon, source)
-    a, b, supported = approx_range(values, scale_share * epsilon, source)
+        return approx_range(values, epsilon, source, present)
+    a, b, supported = approx_range(values, scale_share * epsilon, source, present)
     # the threshold is strict, so the bins at the ends of the data often miss it: one candidate
     # further out on each side (the next edge), not a whole bin of candidates beyond the data,
     # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)
