@@ -236,3 +236,15 @@ def test_the_two_drafts_agree_on_types():
             assert types(dp_draft(df, 20.0, 1e-6, rng=seed, facts=StatedFacts.of("y")).schema["columns"]) == exact
     assert exact == {"age": ("numeric", True), "w": ("numeric", False), "code": ("categorical", False),
                      "city": ("categorical", False), "day": ("datetime", False), "y": ("categorical", False)}
+
+
+def test_declared_levels_are_the_same_in_both_drafts():
+    from privrelease.schema import draft_schema_dict
+
+    df = pd.DataFrame({"x": np.arange(400) % 50, "sp": ["A", "C", "G", "Z"] * 100})
+    facts = StatedFacts.of("sp", integer=["x"], levels={"sp": ["A", "C", "G"]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = draft_schema_dict(df, facts=facts)["columns"]["sp"]
+    assert exact == dp_draft(df, 1.0, rng=0, facts=facts).schema["columns"]["sp"]
+    assert exact["categories"] == ["A", "C", "G", OTHER] and exact["other"] == OTHER

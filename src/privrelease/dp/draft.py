@@ -42,8 +42,8 @@ from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
-                             canonical_text, decide_kind, identifier_name, iso_day, value_classes,
-                             whole_numbers)
+                             canonical_text, decide_kind, declared_levels_spec, identifier_name, iso_day,
+                             value_classes, whole_numbers)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_partitions
 from .quantiles import dp_bounds, dp_scaled_bounds, range_grid
@@ -191,7 +191,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
                             f"e.g. --categorical {name}, to keep it)")
         return None
     if name in (ctx.facts.levels or {}):
-        return _declared_levels_column(name, ctx.facts.levels[name], name == ctx.facts.label)
+        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER)
     text = canonical_text(s)
     eps = ctx.eps_c
     kind, missing, present = plan.stated, False, None
@@ -205,7 +205,8 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         elif kind == "numeric":  # the integer flag, when not stated, is a charged decision
             kind = "integer" if whole_numbers(counts) else "numeric"
     if kind in ("empty", "identifier"):
-        what = "holds (almost) no values" if kind == "empty" else "looks like an identifier (nearly every value distinct)"
+        what = ("holds (almost) no values" if kind == "empty" else
+                "looks like an identifier (nearly every value distinct)")
         ctx.warnings.append(f"column '{name}' left out: under DP it {what}; state its kind (--numeric, "
                             f"--categorical, --datetime) to keep it")
         return None
@@ -294,17 +295,6 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
     return spec
 
 
-def _declared_levels_column(name: str, levels: list, is_label: bool) -> dict:
-    """A categorical column of declared (public) levels: no charge; undeclared values and missing go to ``(other)``."""
-    levels = list(dict.fromkeys(levels))
-    other = OTHER if OTHER not in levels else OTHER + " "
-    spec = {"type": "categorical", "categories": levels + [other]}
-    if is_label:
-        spec["role"] = "label"
-    spec.update(missing=other, other=other)
-    return spec
-
-
 def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
     """What the drafted schema says of its making (every release certificate using it repeats it)."""
     stated = {p.name: p.stated for p in plans if p.stated is not None}
@@ -325,7 +315,7 @@ def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
 
 
 def _check_draft_args(columns, facts: StatedFacts, quantiles) -> None:
-    """The stated columns are columns of the table and no column is stated twice; the quantiles are ordered in [0, 1]."""
+    """The stated columns are columns of the table, none stated twice; the quantiles are ordered in [0, 1]."""
     columns = list(map(str, columns))
     if facts.label is not None and facts.label not in columns:
         raise SchemaError(f"label column '{facts.label}' is not in the table; its columns: {shorten_list(columns)}")

@@ -1,15 +1,17 @@
-"""DP quantiles by the exponential mechanism over a public grid of candidates.
+"""DP bounds of a numeric column: the scale first, then DP quantiles over public candidates.
 
 Used to propose numeric bounds without reading them off the data
-(:func:`privrelease.dp.draft.dp_draft_schema`). The candidates are a public grid fixed
-before the data are seen: by default a wide grid of readable numbers (0 and
-``±m·10^k`` with two significant digits, ``m`` in 1.0, 1.1, ..., 9.9 and ``k`` from -3 to
-12), or an evenly spaced grid over a public range ``[lo, hi]`` given by the user.
+(:func:`privrelease.dp.draft.dp_draft`). Two steps (:func:`dp_scaled_bounds`):
 
-The default grid has 2,881 candidates, most of them far from any real column; when the
-budget per quantile is small (``epsilon_q n q`` not well above ``ln 2881 ~ 8``), the
-exponential mechanism's mass on those far candidates wins and the bound is useless. Give
-more epsilon, or a public ``--range lo,hi`` (a narrower grid), for small budgets.
+* the scale (:func:`approx_range`, as SmartNoise's and Google's ``approx_bounds``): a Laplace
+  histogram over signed octaves, kept where the noisy count clears a threshold;
+* two exponential-mechanism quantiles (:func:`dp_quantile`) over the readable numbers (two
+  significant digits, :func:`default_grid`) inside that range, or over an evenly spaced grid
+  of a public range ``[lo, hi]`` given by the user (:func:`range_grid`).
+
+Quantiles over the whole wide grid alone (2,881 candidates from -9.9e12 to 9.9e12) are useless
+at small budgets: every candidate beyond the data scores about ``-q n`` and there are
+thousands of them (measured in docs/results/dp-draft.md).
 """
 
 from __future__ import annotations

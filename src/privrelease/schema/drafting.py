@@ -36,8 +36,8 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
     ``missing: allowed``, a categorical one a ``(missing)`` level. Empty and identifier-like
     columns are left out with a warning. Numeric bounds are widened to round numbers.
     """
-    from .values import NA_TOKENS, ColumnCounts, StatedFacts, canonical_text, decide_kind, identifier_name, \
-        missing_tokens, value_classes, whole_numbers
+    from .values import NA_TOKENS, ColumnCounts, StatedFacts, canonical_text, decide_kind, declared_levels_spec, \
+        identifier_name, missing_tokens, value_classes, whole_numbers
 
     facts = facts or StatedFacts()
     if facts.label is not None and facts.label not in df.columns:
@@ -58,6 +58,9 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
             _warn_left_out(name, kind)
             continue
         na.update(t for t in missing_tokens(text) if t)
+        if name in (facts.levels or {}):
+            cols[name] = declared_levels_spec(facts.levels[name], name == facts.label)
+            continue
         has_missing = counts.classes[0] > 0
         present = text[value_classes(text) != 0]
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)

@@ -177,6 +177,21 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     return bool(c[2] <= FRACTION_SHARE * c[1:].sum())
 
 
+def declared_levels_spec(levels, is_label: bool, other: str = "(other)") -> dict:
+    """A categorical column of declared (public) levels: values not declared and missing values go to ``other``.
+
+    >>> declared_levels_spec(["a", "b", "a"], True)["categories"]
+    ['a', 'b', '(other)']
+    """
+    levels = [str(v) for v in dict.fromkeys(levels)]
+    other = other if other not in levels else other + " "
+    spec: dict = {"type": "categorical", "categories": levels + [other]}
+    if is_label:
+        spec["role"] = "label"
+    spec.update(missing=other, other=other)
+    return spec
+
+
 def missing_tokens(text: pd.Series) -> list[str]:
     """The missing-value spellings that occur in a column (for the non-private draft's ``na_values``)."""
     present = set(text.astype(str).unique().tolist())
