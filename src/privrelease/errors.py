@@ -4,10 +4,35 @@ Every error a user can cause derives from :class:`PrivReleaseError`; the CLI pri
 its message on one line (no traceback unless ``--debug``). Every warning derives from
 :class:`PrivReleaseWarning`; the CLI prints it as one ``warning: ...`` line on stderr.
 Values taken from the data are shown through :func:`shorten`, so that a message stays
-one readable line whatever the data hold.
+one readable line whatever the data hold. A message that names a parameter names it through
+:func:`option`, so that a Python caller reads the argument (``overwrite=True``) and the command
+line the flag (``--overwrite``).
 """
 
+import re
+
 MAX_VALUE_CHARS = 80
+_OPTION = re.compile(r"\{\{([^|{}]*)\|([^|{}]*)\}\}")
+
+
+def option(api: str, flag: str) -> str:
+    """A parameter named inside a message: ``api`` for Python callers, ``flag`` on the command line.
+
+    >>> msg = f"pass {option('overwrite=True', '--overwrite')} to replace it"
+    >>> api_text(msg), cli_text(msg)
+    ('pass overwrite=True to replace it', 'pass --overwrite to replace it')
+    """
+    return "{{" + api + "|" + flag + "}}"
+
+
+def api_text(message: str) -> str:
+    """A message as a Python caller reads it (see :func:`option`)."""
+    return _OPTION.sub(r"\1", message)
+
+
+def cli_text(message: str) -> str:
+    """A message in the command line's words (see :func:`option`)."""
+    return _OPTION.sub(r"\2", message)
 
 
 def shorten(value, limit: int = MAX_VALUE_CHARS) -> str:
@@ -35,7 +60,17 @@ def shorten_list(values, limit: int = 10) -> str:
 
 
 class PrivReleaseError(Exception):
-    """Base class of every error a user can trigger."""
+    """Base class of every error a user can trigger (``str()`` in the API's words,
+    :meth:`cli_message` in the command line's)."""
+
+    def _raw(self) -> str:
+        return str(self.args[0]) if len(self.args) == 1 else Exception.__str__(self)
+
+    def __str__(self):
+        return api_text(self._raw())
+
+    def cli_message(self) -> str:
+        return cli_text(self._raw())
 
 
 class SchemaError(PrivReleaseError, ValueError):
@@ -57,7 +92,7 @@ class BudgetExceededError(PrivReleaseError):
 class UnknownMechanismError(PrivReleaseError, KeyError):
     """No mechanism is registered under the given name."""
 
-    def __str__(self):  # KeyError would quote the message
+    def _raw(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""
 
 
@@ -75,6 +110,10 @@ class NotPrivateWarning(PrivReleaseWarning):
 
 class OutputError(PrivReleaseError):
     """An output (table, certificate, diagnostics) cannot be written where it was asked for."""
+
+
+class BudgetWarning(PrivReleaseWarning):
+    """The budget is spent again, still held by an unfinished release, or too small for the table."""
 
 
 class WeakPrivacyWarning(UserWarning):

@@ -11,13 +11,19 @@
 
 from __future__ import annotations
 
+import copy
+import warnings
 from pathlib import Path
 from typing import Mapping
 
 import pandas as pd
 
-from .errors import ParameterError, SchemaError
+from .errors import BudgetWarning, ParameterError, SchemaError
 from .schema import Schema
+
+#: Fitted mechanism attributes that hold exact facts of the private input (they feed the private
+#: diagnostics); a pickled Synthesizer leaves them out.
+_PRIVATE_MECHANISM_ATTRIBUTES = ("n_clipped_", "last_info_")
 
 
 def as_schema(schema) -> Schema:
@@ -38,8 +44,9 @@ class Synthesizer:
     ----------
     schema : Schema, dict or path to a YAML/JSON schema (the public bounds and levels)
     mechanism : name from ``privrelease mechanisms`` (default: the release default)
-    epsilon, delta : privacy parameters of the fit (delta: for (epsilon, delta)-DP mechanisms;
-        default ``min(1e-5, 1/(10 n))``)
+    epsilon, delta : privacy parameters of the fit; epsilon is required (as ``--epsilon`` on the
+        command line), except by distributional mechanisms; delta for (epsilon, delta)-DP mechanisms,
+        default ``min(1e-5, 1/(10 n))``
     rng : None for real use (noise from OS entropy); an int seed or numpy Generator for
         reproducible experiments only
     ledger, dataset_id, budget : optional persistent budget accounting, as in :func:`privrelease.release`
@@ -48,21 +55,24 @@ class Synthesizer:
     Attributes (after ``fit``)
     --------------------------
     certificate_ : the release certificate of the fit (publishable)
-    private_diagnostics_ : exact facts of the input (never publish)
-    mechanism_ : the fitted mechanism
+    private_diagnostics_ : exact facts of the input (never publish); kept out of pickles, so that a
+        pickled model can be shared (after unpickling it is None)
+    mechanism_ : the fitted mechanism (a pickle leaves out its exact private counts too)
     released_ : the table released by the fit itself (row-aligned mechanisms: one noisy row
         per input record, in input order; synthetic ones: n draws)
 
     Notes
     -----
     ``fit`` is one release (:func:`privrelease.release`) and spends ``epsilon`` (and delta)
-    once. For synthetic mechanisms, ``sample`` draws from the fitted private model: post-
+    once; a second ``fit`` is a second release and spends again (a
+    :class:`~privrelease.errors.BudgetWarning` says so when no ledger records it). For synthetic
+    mechanisms, ``sample`` draws from the fitted private model: post-
     processing, no further budget. Row-aligned mechanisms (e.g. ``laplace``) release one row
     per record and have no model to sample from: ``transform`` returns the rows released by
     ``fit``, and ``sample`` is refused.
     """
 
-    def __init__(self, schema, mechanism: str | None = None, epsilon: float | None = 1.0, delta: float | None = None,
+    def __init__(self, schema, mechanism: str | None = None, epsilon: float | None = None, delta: float | None = None,
                  rng=None, ledger=None, dataset_id: str | None = None, budget=None, **params):
         self.schema = schema
         self.mechanism = mechanism
@@ -85,13 +95,17 @@ class Synthesizer:
         from .release import DEFAULT_MECHANISM, encoders, release
 
         schema = as_schema(self.schema)
+        if hasattr(self, "mechanism_") and self.ledger is None:
+            warnings.warn(f"this Synthesizer was fitted before: fitting again is a new release that spends "
+                          f"epsilon={self.epsilon} again, and no ledger records it (give ledger=... and "
+                          f"dataset_id=... to account for every fit)", BudgetWarning, stacklevel=2)
         result = release(df, schema, self.mechanism or DEFAULT_MECHANISM, self.epsilon, delta=self.delta,
                          rng=self.rng, ledger=self.ledger, dataset_id=self.dataset_id, budget=self.budget,
                          **self.params)
         self.schema_ = schema
         self.mechanism_ = result.mechanism
         self.certificate_ = result.certificate
-        self.private_diagnostics_ = result.private_diagnostics
+        self._private_diagnostics = result.private_diagnostics
         self.released_ = self._in_schema_order(result.data)
         self.encoders_ = encoders(schema, type(result.mechanism))
         return self
@@ -126,6 +140,22 @@ class Synthesizer:
 
     def fit_transform(self, df: pd.DataFrame, y=None) -> pd.DataFrame:
         return self.fit(df).transform(df)
+
+    @property
+    def private_diagnostics_(self):
+        """Exact facts of the fitted input (clip counts, its sha256): never publish; None in an unpickled copy."""
+        self._check_fitted()
+        return getattr(self, "_private_diagnostics", None)
+
+    def __getstate__(self) -> dict:
+        """What a pickle holds: everything but the private diagnostics and the mechanism's exact counts."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_private_diagnostics"}
+        mech = state.get("mechanism_")
+        if mech is not None and any(hasattr(mech, a) for a in _PRIVATE_MECHANISM_ATTRIBUTES):
+            mech = state["mechanism_"] = copy.copy(mech)
+            for a in _PRIVATE_MECHANISM_ATTRIBUTES:
+                mech.__dict__.pop(a, None)
+        return state
 
     def _check_fitted(self):
         from sklearn.exceptions import NotFittedError

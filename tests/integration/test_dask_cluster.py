@@ -196,7 +196,7 @@ def test_cli_releases_a_glob_on_a_named_cluster(dask_cluster, parts_dir, small_s
 
 @pytest.mark.parametrize("extra, needle", [
     (["--workers", "2"], "need --engine dask"),
-    (["--engine", "dask", "--workers", "0"], "--workers"),
+    (["--engine", "dask", "--workers", "0"], "workers must be an integer"),  # in Python: the argument's name
     (["--engine", "dask", "--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], "either --scheduler"),
 ])
 def test_cluster_options_are_checked_before_anything_starts(parts_dir, small_schema, tmp_path, extra, needle):

@@ -187,9 +187,88 @@ def test_killed_cli_release_leaves_pending_charge(tmp_path, capsys):
             "--dataset-id", "adult", "-e", 0.5, "--out", tmp_path / "next.csv"]
     code, _, err = _cli(capsys, *args)
     assert code == 2 and "pending epsilon=0.7" in err  # the pending charge counts as spent
+    # the refusal names the pending entry and how to cancel it
+    assert f"ledger entry {entry['id']} (epsilon=0.7" in err and "privrelease ledger cancel" in err
     code, out, _ = _cli(capsys, "ledger", "show", led_path, "--dataset-id", "adult")
     assert "1 pending" in out and "pending   epsilon=0.7" in out
     assert _cli(capsys, "ledger", "cancel", led_path, entry["id"], "--reason", "killed.csv does not exist")[0] == 0
     assert _cli(capsys, *args)[0] == 0
     assert (tmp_path / "next.csv").exists()
     assert led.spent("adult").epsilon == 0.5
+
+
+def _interrupted_release(tmp_path, capsys, monkeypatch, where):
+    """A CLI release with a ledger, interrupted by Ctrl-C during the fit or while its outputs are moved into
+    place; returns (exit code, stderr, the ledger's entries)."""
+    from privrelease.mechanisms.baselines.laplace import LaplaceIdentity
+    from privrelease.release import transaction as tx
+
+    data = tmp_path / "small.csv"
+    pd.read_csv(example_paths("adult")[0], nrows=100, dtype=str).to_csv(data, index=False)
+    if where == "fit":
+        def interrupt(*a, **k):
+            raise KeyboardInterrupt
+        monkeypatch.setattr(LaplaceIdentity, "fit_stats", interrupt)
+    else:
+        real, calls = os.replace, []
+
+        def interrupt_second_move(src, dst):
+            calls.append(dst)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return real(src, dst)
+        monkeypatch.setattr(tx.os, "replace", interrupt_second_move)
+    led_path = tmp_path / "budget.sqlite"
+    code, _, err = _cli(capsys, "release", data, "--schema", example_paths("adult")[1], "-m", "laplace", "-e", 1,
+                        "--seed", 0, "--out", tmp_path / "o.csv", "--certificate", tmp_path / "c.json",
+                        "--ledger", led_path, "--dataset-id", "adult", "--budget", 3)
+    return code, err, Ledger(led_path).history("adult")
+
+
+def test_ctrl_c_before_anything_is_moved_cancels_the_charge(tmp_path, capsys, monkeypatch):
+    """Pins 'interrupted: nothing was written' with the charge left pending (two Ctrl-C spent 2 of 3)."""
+    code, err, (entry,) = _interrupted_release(tmp_path, capsys, monkeypatch, "fit")
+    assert code == 130 and entry["status"] == "cancelled", err
+    assert f"interrupted: nothing was written; ledger entry {entry['id']} cancelled (nothing was charged)" in err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_ctrl_c_while_moving_outputs_leaves_the_charge_pending_and_says_so(tmp_path, capsys, monkeypatch):
+    code, err, (entry,) = _interrupted_release(tmp_path, capsys, monkeypatch, "commit")
+    assert code == 130 and entry["status"] == "pending", err
+    assert f"ledger entry {entry['id']} stays pending" in err and "privrelease ledger cancel" in err
+
+
+def test_a_pending_entry_is_named_when_the_next_release_still_fits(tmp_path, capsys):
+    """Pins a pending charge counted silently by the next release."""
+    from privrelease.dp.costs import PrivacyCost
+
+    led_path = tmp_path / "budget.sqlite"
+    led = Ledger(led_path)
+    with pytest.raises(KeyboardInterrupt):
+        with led.reserve("adult", PrivacyCost(0.5), budget=PrivacyCost(3, 1e-4)) as entry:
+            raise KeyboardInterrupt  # as if killed: the caller cannot say that nothing was released
+    data = tmp_path / "small.csv"
+    pd.read_csv(example_paths("adult")[0], nrows=100, dtype=str).to_csv(data, index=False)
+    code, _, err = _cli(capsys, "release", data, "--schema", example_paths("adult")[1], "-m", "laplace", "-e", 1,
+                        "--seed", 0, "--out", tmp_path / "o.csv", "--ledger", led_path, "--dataset-id", "adult")
+    assert code == 0, err
+    (line,) = [ln for ln in err.splitlines() if f"ledger entry {entry} (epsilon=0.5" in ln]
+    assert line.startswith("warning: ") and f"privrelease ledger cancel {led_path} {entry}" in line
+
+
+def test_ctrl_c_during_a_dp_schema_draft_cancels_its_charge(tmp_path, capsys, monkeypatch):
+    """The draft is printed after its charge's block: an interrupt inside it released nothing."""
+    import privrelease.dp.draft as draft
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(draft, "dp_draft", interrupt)
+    data = tmp_path / "small.csv"
+    pd.read_csv(example_paths("adult")[0], nrows=500, dtype=str).to_csv(data, index=False)
+    led_path = tmp_path / "budget.sqlite"
+    code, out, err = _cli(capsys, "schema", "draft", data, "--epsilon", 1, "--ledger", led_path, "--dataset-id", "a",
+                          "--budget", "3,1e-4")
+    (entry,) = Ledger(led_path).history("a")
+    assert code == 130 and out == "" and entry["status"] == "cancelled", err
+    assert "cancelled (nothing was charged)" in err

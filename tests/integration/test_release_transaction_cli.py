@@ -221,7 +221,7 @@ def test_n_synthetic_is_checked_before_the_data_are_read(tmp_path, capsys, adult
     data, schema = adult_slice
     code, _, err = _release(capsys, data, schema, "--out", tmp_path / "o.csv", "--n-synthetic", "0",
                             mechanism="gauss-pca")
-    _one_line_error(code, err, "n_synthetic")
+    _one_line_error(code, err, "--n-synthetic")
     monkeypatch.setattr(LaplaceIdentity, "fit_stats", lambda *a, **k: pytest.fail("the data were read"))
     code, _, err = _release(capsys, data, schema, "--out", tmp_path / "o.csv", "--n-synthetic", "10")
     _one_line_error(code, err, "synthetic mechanisms only")

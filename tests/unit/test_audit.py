@@ -243,3 +243,22 @@ def test_exact_prefix_fixes_earlier_releases_at_their_exact_values():
     assert [d.output[0] for d in draws] == [3.0, 2.0]  # the count, then the sum given the exact count
     assert all(d.scale == 0.0 for d in draws)
     assert np.array_equal(_fit([0.0, 1.0, 1.0], TranscriptSource(9, replay=draws)).sum_, [2.0])
+
+
+def test_as_real_release_calibrates_as_a_real_release_with_seeded_noise():
+    from privrelease.audit import AsRealRelease
+    from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
+    from privrelease.schema.encoding import EncodedDomain
+
+    dom = EncodedDomain(p=4, numeric=(), blocks=((0, 2), (2, 4)))
+    X = np.tile([1.0, 0.0, 0.0, 1.0], (50, 1))
+
+    def fit(rng):
+        return GaussCopula(1.0, 1e-2, n_classes=1, domain=dom, rng=rng).fit(X)
+
+    real, seeded, audited = fit(None), fit(3), fit(AsRealRelease(TranscriptSource(3)))
+    assert audited.rho_ == real.rho_ and audited.budget_split_ == pytest.approx(real.budget_split_)
+    assert AsRealRelease(3).secure and not make_source(3).secure
+    a, b = AsRealRelease(7).add_gaussian(np.zeros(3), 1.0, 2.0, 3), make_source(7).add_gaussian(np.zeros(3), 1.0, 2.0, 3)
+    assert np.array_equal(a[0], b[0]) and a[1] == b[1]
+    assert seeded.rho_ != real.rho_ or seeded.accounting_mode_ == real.accounting_mode_

@@ -213,6 +213,7 @@ def test_dp_draft_dates_identifiers_missing_and_empty_columns():
     assert "NA" in d.schema["na_values"] and "?" in d.schema["na_values"]
     said = " ".join(d.warnings)
     assert all(f"column '{c}' left out" in said for c in ("patient_id", "code", "empty"))
+    assert type(Schema.from_dict(d.schema)["visit"]).__name__ == "DatetimeColumn"  # the schema's datetime type
 
 
 def test_the_two_drafts_agree_on_types():

@@ -155,6 +155,16 @@ def test_failure_inside_block_cancels(led):
     _reserve(led, "adult", 0.9)  # the budget is still there
 
 
+def test_interrupt_before_anything_left_the_process_cancels(led):
+    """Pins an interrupt that kept the charge although the caller knew that nothing was released."""
+    with pytest.raises(KeyboardInterrupt) as exc:
+        with led.reserve("adult", PrivacyCost(0.6), budget=1.0, released=lambda: False) as entry:
+            raise KeyboardInterrupt
+    (h,) = led.history("adult")
+    assert h["status"] == "cancelled" and led.spent("adult").epsilon == 0.0
+    assert exc.value.__notes__ == [f"ledger entry {entry} cancelled (nothing was charged)"]
+
+
 def test_interrupt_leaves_pending_which_counts_and_can_be_cancelled(led):
     with pytest.raises(KeyboardInterrupt):
         with led.reserve("adult", PrivacyCost(0.6), budget=1.0):

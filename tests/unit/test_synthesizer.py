@@ -48,3 +48,67 @@ def test_default_mechanism_and_mechanism_params(small_schema, small_df):
 def test_bad_schema_is_a_schema_error(small_df):
     with pytest.raises(SchemaError):
         Synthesizer(42).fit(small_df)
+
+
+# ---- the API and the command line agree; what a shared model carries ---------------------------------
+
+def test_epsilon_is_required_as_on_the_command_line(small_schema, small_df):
+    """Pins `Synthesizer(schema)` fitting at a silent epsilon of 1.0 while the CLI requires --epsilon."""
+    with pytest.raises(ParameterError, match=r"epsilon is required \(epsilon=\.\.\."):
+        Synthesizer(small_schema, mechanism="laplace").fit(small_df)
+
+
+def test_a_second_fit_without_a_ledger_warns_that_it_spends_again(small_schema, small_df):
+    """Pins a second fit spending the budget again without a word."""
+    import warnings
+
+    from privrelease.errors import BudgetWarning
+
+    syn = Synthesizer(small_schema, mechanism="laplace", epsilon=0.5, rng=0)
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        syn.fit(small_df)  # the first fit: nothing about spending again
+    assert not [r for r in rec if "again" in str(r.message)]
+    with pytest.warns(BudgetWarning, match="spends epsilon=0.5 again"):
+        syn.fit(small_df)
+
+
+def test_label_in_the_schemas_place_in_the_api_and_the_cli(tmp_path, capsys, small_df):
+    """Pins the command line writing the label column last while the API kept the schema's order."""
+    from privrelease import release
+    from privrelease.cli.app import main
+    from privrelease.schema import Schema
+
+    schema = Schema.from_dict({"columns": {
+        "label": {"type": "categorical", "categories": ["no", "yes"], "role": "label"},
+        "age": {"type": "numeric", "lower": 0, "upper": 100, "integer": True},
+        "score": {"type": "numeric", "lower": 0.0, "upper": 1.0},
+        "color": {"type": "categorical", "categories": ["red", "green", "blue"]}}})
+    assert list(release(small_df, schema, "jiang-lda", 1.0, rng=0).data.columns) == schema.names
+    (tmp_path / "s.yaml").write_text(schema.to_yaml())
+    small_df.to_csv(tmp_path / "d.csv", index=False)
+    main(["release", str(tmp_path / "d.csv"), "-s", str(tmp_path / "s.yaml"), "-m", "jiang-lda", "-e", "1",
+          "--seed", "0", "--out", str(tmp_path / "o.csv")])
+    import pandas as pd
+
+    assert list(pd.read_csv(tmp_path / "o.csv", nrows=1).columns) == schema.names
+
+
+@pytest.mark.parametrize("mechanism", ["gauss-copula", "pca-gauss"])
+def test_a_pickled_synthesizer_carries_no_private_diagnostics(small_schema, small_df, mechanism):
+    """Pins the exact clip counts and the input's sha256 travelling inside a pickled model."""
+    import pickle
+
+    df = small_df.copy()
+    df.loc[:4, "age"] = 150  # clipped: an exact count of the private input
+    syn = Synthesizer(small_schema, mechanism=mechanism, epsilon=1.0, rng=0)
+    with pytest.warns(UserWarning):
+        syn.fit(df)
+    diag = syn.private_diagnostics_
+    assert diag.clip_counts["age"] == 5 and diag.input_sha256
+    blob = pickle.dumps(syn)
+    assert diag.input_sha256.encode() not in blob
+    copy = pickle.loads(blob)
+    assert copy.private_diagnostics_ is None and copy.mechanism_.private_diagnostics() == {}
+    assert len(copy.sample(7)) == 7
+    assert syn.private_diagnostics_ is diag  # the fitted object itself keeps them

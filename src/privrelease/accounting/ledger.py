@@ -35,9 +35,14 @@ Reservation protocol (:meth:`Ledger.reserve`)
       (the release code writes its output atomically as its last step, so nothing
       was released and nothing is charged);
     * the block is interrupted (``KeyboardInterrupt``, ``SystemExit``) -> the row
-      stays ``pending`` with a note, because an interrupt may arrive after the output
-      was moved into place and the ledger cannot tell;
-    * the process dies inside the block -> the row stays ``pending``.
+      becomes ``cancelled`` when the caller says that nothing has left the process yet
+      (``released``, a callable asked at the interrupt, returns False: no output was
+      moved into place); otherwise it stays ``pending`` with a note, because the
+      interrupt may have come after an output was moved into place. Either way the
+      interrupt carries a note (``__notes__``) saying which, for the user's message;
+    * the process dies inside the block -> the row stays ``pending``; the next
+      reservation of the dataset names it and ``privrelease ledger cancel`` (in its
+      refusal, or in a :class:`~privrelease.errors.BudgetWarning` when it still fits).
 
     ``pending`` rows count as spent (conservative: their output may exist). A
     custodian who has checked that no output of a pending entry exists may cancel it
@@ -80,7 +85,7 @@ import sqlite3
 import warnings
 from pathlib import Path
 
-from ..errors import BudgetExceededError, ParameterError
+from ..errors import BudgetExceededError, BudgetWarning, ParameterError
 from ..dp.costs import ZERO, PrivacyCost, sequential
 from .ledger_file import connect, has_tables, immediate
 
@@ -226,12 +231,13 @@ class Ledger:
 
     @contextlib.contextmanager
     def reserve(self, dataset_id: str, cost: PrivacyCost, *, budget=None, mechanism: str | None = None,
-                details: dict | None = None):
+                details: dict | None = None, released=lambda: True):
         """Reserve ``cost`` for a release of ``dataset_id``; yields the entry id.
 
         Raises BudgetExceededError (nothing recorded) when committed + pending + cost
-        exceeds the dataset's total. See the module docstring for what happens to the
-        reservation when the block completes, raises or is interrupted.
+        exceeds the dataset's total. ``released`` is asked on an interrupt: False (nothing
+        left the process) cancels the entry. See the module docstring for what happens to
+        the reservation when the block completes, raises or is interrupted.
         """
         dataset_id = _check_dataset_id(dataset_id)
         cost = _check_cost(cost)
@@ -243,6 +249,7 @@ class Ledger:
             total = self._resolve_budget(con, dataset_id, budget)
             used = self._costs(con, dataset_id, (COMMITTED, PENDING))
             eps_ok = _fits(used.epsilon, cost.epsilon, total.epsilon)
+            pending = self._pending_entries(con, dataset_id)
             if not (eps_ok and _fits(used.delta, cost.delta, total.delta)):
                 pend = self._costs(con, dataset_id, (PENDING,))
                 raise BudgetExceededError(
@@ -250,23 +257,57 @@ class Ledger:
                     + ("" if eps_ok else " in epsilon") + (_delta_cause(used, cost, total) if eps_ok else "")
                     + f": spent {_fmt(used)}"
                     + (f" (of which pending {_fmt(pend)})" if pend.epsilon or pend.delta else "")
-                    + f", requested {_fmt(cost)}, total {_fmt(total)}; nothing was released")
+                    + f", requested {_fmt(cost)}, total {_fmt(total)}; nothing was released"
+                    + self._pending_advice(pending))
             cur = con.execute(
                 "INSERT INTO entries(dataset_id, epsilon, delta, mechanism, details, status, created_utc, pid, "
                 "host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (dataset_id, cost.epsilon, cost.delta, mechanism, details_json, PENDING, _now(), os.getpid(),
                  socket.gethostname()))
             entry_id = cur.lastrowid
+        if pending:
+            warnings.warn(f"dataset '{dataset_id}':" + self._pending_advice(pending)[1:], BudgetWarning,
+                          stacklevel=3)
         try:
             yield entry_id
         except Exception as exc:
             self._finish(entry_id, CANCELLED, f"release failed: {type(exc).__name__}: {exc}"[:500])
             raise
         except BaseException as exc:
-            self._finish(entry_id, PENDING, f"interrupted ({type(exc).__name__}); output may exist: check, then "
-                                            f"`privrelease ledger cancel` if none was written")
+            self._interrupted(entry_id, exc, released)
             raise
         self._finish(entry_id, COMMITTED, None)
+
+    def _interrupted(self, entry_id: int, exc: BaseException, released) -> None:
+        """An interrupt inside a reservation: cancel the entry when nothing was released, else leave it pending;
+        note on the interrupt which of the two happened."""
+        if not released():
+            self._finish(entry_id, CANCELLED, f"interrupted ({type(exc).__name__}) before any output was moved "
+                                              f"into place")
+            exc.add_note(f"ledger entry {entry_id} cancelled (nothing was charged)")
+            return
+        self._finish(entry_id, PENDING, f"interrupted ({type(exc).__name__}); output may exist: check, then "
+                                        f"`privrelease ledger cancel` if none was written")
+        exc.add_note(f"ledger entry {entry_id} stays pending (an output may have been moved into place): check, "
+                     f"then `privrelease ledger cancel {self.path} {entry_id} --reason ...` if none exists")
+
+    @staticmethod
+    def _pending_entries(con, dataset_id) -> list:
+        return con.execute("SELECT id, epsilon, delta, created_utc, pid, host FROM entries WHERE dataset_id = ? "
+                           "AND status = ? ORDER BY id", (dataset_id, PENDING)).fetchall()
+
+    def _pending_advice(self, pending: list) -> str:
+        """``; entry N ... is pending ...``: the pending entries (left by a release that was killed or is still
+        running) and how to cancel one whose output does not exist; empty when none is pending."""
+        if not pending:
+            return ""
+        shown = ", ".join(f"{r[0]} ({_fmt(PrivacyCost(r[1], r[2]))}, reserved {r[3][:19]} by process {r[4]} on "
+                          f"{r[5]})" for r in pending[:3]) + (", ..." if len(pending) > 3 else "")
+        first = pending[0][0]
+        return (f"; ledger entr{'y' if len(pending) == 1 else 'ies'} {shown} "
+                f"{'is' if len(pending) == 1 else 'are'} pending and count{'s' if len(pending) == 1 else ''} as "
+                f"spent: left by a release that was killed or is still running; if none of its output exists, "
+                f"`privrelease ledger cancel {self.path} {first} --reason ...`")
 
     def _finish(self, entry_id: int, status: str, note: str | None):
         """Resolve a pending entry; on failure leave it pending (counted as spent) and warn."""

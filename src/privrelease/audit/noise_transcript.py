@@ -27,8 +27,8 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["NOISE_KINDS", "HalvedNoiseSource", "NoiseDraw", "StopAtDraw", "TranscriptSource", "capture_draw",
-           "draw_index", "exact_prefix", "record_transcript", "redraw"]
+__all__ = ["NOISE_KINDS", "AsRealRelease", "HalvedNoiseSource", "NoiseDraw", "StopAtDraw", "TranscriptSource",
+           "capture_draw", "draw_index", "exact_prefix", "record_transcript", "redraw"]
 
 NOISE_KINDS = ("gaussian", "laplace", "gumbel")
 
@@ -98,11 +98,36 @@ class _WrappedSource:
         return self.inner.value_bound(bound)
 
 
+class AsRealRelease(_WrappedSource):
+    """Seeded noise that declares itself secure, so that a mechanism calibrates as for a real release.
+
+    A real release (``rng=None``) draws discrete noise from OS entropy and cannot be repeated; a
+    mechanism chooses its calibration from ``source.secure``. This wrapper forwards every draw to
+    ``inner`` (for example a seeded :class:`TranscriptSource`) and reports ``secure = True``, so an
+    audit measures the noise a real release is calibrated with, reproducibly (continuous Gaussian
+    noise in place of the discrete one).
+    """
+
+    def __init__(self, inner=None):
+        super().__init__(inner)
+        self.secure = True
+        self.description = "seeded, calibrated as a real release (audit only)"
+
+    def add_gaussian(self, value, l2_sensitivity, noise_multiplier, coords):
+        return self.inner.add_gaussian(value, l2_sensitivity, noise_multiplier, coords)
+
+    def add_laplace(self, value, l1_sensitivity, epsilon, coords):
+        return self.inner.add_laplace(value, l1_sensitivity, epsilon, coords)
+
+    def gumbel(self, size):
+        return self.inner.gumbel(size)
+
+
 def _register_source_api():
     """Make the wrappers RandomSource instances (so ``make_source`` hands them through unchanged)."""
     from ..noise import RandomSource
 
-    for cls in (TranscriptSource, HalvedNoiseSource):
+    for cls in (TranscriptSource, HalvedNoiseSource, AsRealRelease):
         RandomSource.register(cls)
 
 

@@ -14,7 +14,7 @@ import warnings
 import typer
 
 from .._version import __version__
-from ..errors import PrivReleaseError, PrivReleaseWarning
+from ..errors import PrivReleaseError, PrivReleaseWarning, cli_text
 from . import cmd_ledger, cmd_papers, cmd_perturb, cmd_quality, cmd_release, cmd_schema
 from .common import STATE
 
@@ -67,7 +67,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
     if STATE["bar"] is not None:
         STATE["bar"].close()  # a warning starts on its own line, not inside the progress bar
     if isinstance(category, type) and issubclass(category, PrivReleaseWarning):
-        typer.echo("warning: " + " ".join(str(message).split()), err=True)
+        typer.echo("warning: " + " ".join(cli_text(str(message)).split()), err=True)
     else:
         _PYTHON_SHOW["show"](message, category, filename, lineno, file, line)
 
@@ -81,22 +81,29 @@ def _print_warnings():
     warnings.simplefilter("default", PrivReleaseWarning)
 
 
+def _interrupted() -> str:
+    """What an interruption left: nothing written, and what became of a ledger charge (said by the ledger)."""
+    notes = STATE.pop("interrupt_notes", None) or []
+    return "interrupted: nothing was written" + "".join(f"; {n}" for n in notes)
+
+
 def main(argv=None):
     """Entry point: one-line errors and warnings, clean interruption."""
     _print_warnings()
+    STATE.pop("interrupt_notes", None)
     try:
         code = app(args=argv, standalone_mode=False)  # without standalone mode, typer.Exit(n) is returned
         if isinstance(code, int) and code:
             if code == 130:  # typer turns Ctrl-C into Exit(130)
-                typer.echo("interrupted: nothing was written", err=True)
+                typer.echo(_interrupted(), err=True)
             sys.exit(code)
     except PrivReleaseError as exc:
         if STATE["debug"]:
             traceback.print_exc()
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {exc.cli_message()}", err=True)
         sys.exit(2)
     except KeyboardInterrupt:
-        typer.echo("interrupted: nothing was written", err=True)
+        typer.echo(_interrupted(), err=True)
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)

@@ -28,6 +28,10 @@ def report(
     sdmetrics: bool = typer.Option(False, "--sdmetrics/--no-sdmetrics", help="Include SDMetrics' quality report "
                                    "(slow on wide tables)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out file."),
+
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+                                      "among , ; tab |; 'tab' or '\\t' for a tab)."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Write ONE self-contained HTML quality report (plots, utility, certificate, ledger). It shows private
     statistics of REAL: NOT for publication."""
@@ -40,6 +44,8 @@ def report(
         err(f"--out {out} must be an .html file")
     if out.is_dir():
         err(f"--out {out} is a directory")
+    if not out.parent.is_dir():
+        err(f"the folder of --out {out} does not exist; create it first")
     if out.exists() and not overwrite:
         err(f"{out} exists; pass --overwrite to replace it")
     if out.resolve() in {p.resolve() for p in (real, released, test, certificate, ledger) if p is not None}:
@@ -55,7 +61,7 @@ def report(
         led = open_ledger(ledger)
         state = [led.summary(i) for i in ([dataset_id] if dataset_id is not None else led.datasets())]
     typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
-    sch, frames = _read_tables(schema, real=real, released=released, test=test)
+    sch, frames = _read_tables(schema, dict(sep=sep, encoding=encoding), real=real, released=released, test=test)
     page = build_report(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
                         certificate=cert, ledger=state, sdmetrics=sdmetrics)
     with atomic_write(out, "w") as fh:
@@ -75,29 +81,37 @@ def evaluate_cmd(
     json_out: Optional[Path] = typer.Option(None, "--json", help="Also write every number as JSON here."),
     no_sdmetrics: bool = typer.Option(False, "--no-sdmetrics", help="Skip the SDMetrics quality report (slow on "
                                                                       "wide tables)."),
+
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+                                      "among , ; tab |; 'tab' or '\\t' for a tab)."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Measure how faithful RELEASED is to REAL. Reads the private data: the output is NOT for publication."""
-    from ..evaluation.fidelity import PRIVATE_NOTICE, evaluate
+    from ..evaluation.fidelity import evaluate
     from ..io import atomic_write
 
     real, released, schema, test = example_inputs(example, real, released, schema, test)
     if json_out is not None and json_out.is_dir():
         err(f"--json {json_out} is a directory")
-    typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
-    sch, frames = _read_tables(schema, real=real, released=released, test=test)
+    if json_out is not None and not json_out.parent.is_dir():
+        err(f"the folder of --json {json_out} does not exist; create it first")
+    sch, frames = _read_tables(schema, dict(sep=sep, encoding=encoding), real=real, released=released, test=test)
     ev = evaluate(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
                   sdmetrics=not no_sdmetrics)
-    typer.echo(ev.to_table())
+    typer.echo(ev.to_table())  # its first line is the private-data notice (once, with the numbers)
     if json_out is not None:
         with atomic_write(json_out, "w") as fh:
             fh.write(json.dumps(ev.to_dict(), indent=2))
         typer.echo(f"wrote {json_out} (private: not for publication)", err=True)
 
 
-def _read_tables(schema: Path, **paths):
-    """The schema and the tables given (``real``, ``released``, ``test``; None ones are left out), read under it."""
+def _read_tables(schema: Path, csv: dict, **paths):
+    """The schema and the tables given (``real``, ``released``, ``test``; None ones are left out), read under it
+    (``csv``: the --sep and --encoding of CSV files)."""
     from ..io import read_table
     from ..schema import Schema
+    from ..schema.dates import dates_as_numbers
 
     sch = Schema.from_yaml(schema)
-    return sch, {what: read_table(path, sch) for what, path in paths.items() if path is not None}
+    return sch, {what: dates_as_numbers(read_table(path, sch, **csv), sch) for what, path in paths.items()
+                  if path is not None}

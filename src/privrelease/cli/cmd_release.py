@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import STATE, err, parse_params
+from .common import STATE, err, interrupt_notes, parse_params
 
 
 def release(
@@ -45,6 +45,10 @@ def release(
     accept_distributional_privacy: bool = typer.Option(
         False, "--accept-distributional-privacy",
         help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
+
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+                                      "among , ; tab |; 'tab' or '\\t' for a tab)."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Release INPUT under SCHEMA with a mechanism; write the table and its certificate."""
     from ..release import DEFAULT_MECHANISM
@@ -52,17 +56,20 @@ def release(
     from ..schema import Schema
 
     input, schema = _release_inputs(example, input, schema)
+    for flag, path in (("--out", out), ("--certificate", certificate)):
+        if path is not None and not path.parent.exists():  # (Python callers get the folder made for them)
+            err(f"the folder of {flag} {path} does not exist; create it first (nothing was read or charged)")
     name = mechanism or DEFAULT_MECHANISM
     cls = _checked_mechanism(name, epsilon, accept_distributional_privacy)
     sch = Schema.from_yaml(schema)
     if epsilon_warning(epsilon):
         typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
-    typer.echo(f"releasing {input} with {name} (epsilon={epsilon})", err=True)
+    typer.echo(f"releasing {input} with {name} (epsilon={_compact(epsilon)})", err=True)
     cert = _release_with_bar(
         input, sch, out, name, epsilon, param, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
         n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
         budget=budget, chunk_rows=chunk_rows, engine=engine, scheduler=scheduler, workers=workers,
-        overwrite=overwrite,
+        overwrite=overwrite, sep=sep, encoding=encoding,
     )
     _say_written(cert, out, certificate, sch, cls)
 
@@ -109,10 +116,16 @@ def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **option
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
         try:
-            return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
+            with interrupt_notes():
+                return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
         finally:
             bar.close()
             STATE["bar"] = None
+
+
+def _compact(x) -> str:
+    """A privacy parameter in at most 6 significant digits (1e-06, not 1.0000000000000002e-06)."""
+    return "none" if x is None else f"{x:.6g}"
 
 
 def _say_written(cert, out, certificate, sch, cls) -> None:
@@ -121,8 +134,8 @@ def _say_written(cert, out, certificate, sch, cls) -> None:
     from ..release import diagnostics_path
 
     typer.echo(
-        f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={cert.epsilon}, "
-        f"delta={cert.delta}, noise: {cert.randomness})"
+        f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={_compact(cert.epsilon)}, "
+        f"delta={_compact(cert.delta)}, noise: {cert.randomness})"
         + (f"; certificate {certificate} (publishable); PRIVATE diagnostics {diagnostics_path(certificate)} "
            f"(do not publish)" if certificate else ""),
         err=True,
@@ -149,6 +162,8 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
         typer.echo(f"{i['name']:<22} {i['guarantee']:<20} {i['output']:<12} {i['summary']}")
         typer.echo(f"{pad}neighbours: {i['neighbouring_relation']}")
         typer.echo(f"{pad}columns: {i['columns']}")
+        if i.get("missing_numeric"):
+            typer.echo(f"{pad}releases missing numeric values (columns with 'missing: allowed')")
         if i.get("explanation"):
             typer.echo(f"{pad}{i['explanation']}")
         for key, meaning in (i.get("parameters") or {}).items():

@@ -8,7 +8,7 @@ from typing import List, Optional
 
 import typer
 
-from .common import err, number_pair
+from .common import err, interrupt_notes, number_pair
 
 
 def schema_draft(
@@ -35,18 +35,22 @@ def schema_draft(
     budget: Optional[str] = typer.Option(None, "--budget", help="DP draft: total budget EPS[,DELTA] declared "
                                          "for the dataset at its first use of the ledger."),
     seed: Optional[int] = typer.Option(None, "--seed", help="DP draft: seeded noise (NOT for real use)."),
+
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+                                      "among , ; tab |; 'tab' or '\\t' for a tab)."),
+    encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
     """Print a YAML schema draft for review: private with --epsilon, otherwise read from the data (NOT private)."""
     from ..errors import NotPrivateWarning
     from ..io import read_table
-    from ..io.tables import table_format
+    from ..io.tables import input_format
     from ..schema import draft_schema_dict
     from ..schema.values import StatedFacts, declared_facts
 
-    df = read_table(input, as_text=True)
+    df = read_table(input, sep=sep, encoding=encoding, as_text=True)
     facts = StatedFacts.of(label, _names(numeric), _names(categorical), _names(datetime), _names(integer),
                            _levels(levels))
-    if table_format(input) == "parquet":  # a typed file declares its columns' kinds (public facts)
+    if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
         facts = facts.merged(declared_facts(df))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
@@ -125,8 +129,9 @@ def _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, datas
                 delta_t = default_total_delta(len(df))
             total = eps_t if delta_t is None else PrivacyCost(eps_t, delta_t)
         charge = led.reserve(dataset_id, cost, budget=total, mechanism="schema-draft",
-                             details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}})
-    with charge as entry:
+                             details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}},
+                             released=lambda: False)  # the draft is printed after the block
+    with interrupt_notes(), charge as entry:
         d = dp_draft(df, epsilon, delta, rng=seed, facts=facts, ranges=ranges, quantiles=qs)
         if entry is not None:
             d.schema["provenance"]["ledger"] = {"dataset_id": dataset_id, "entry": entry}

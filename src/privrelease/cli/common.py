@@ -6,12 +6,23 @@ commands import the library inside their bodies.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import List
 
 import typer
 
 STATE = {"debug": False, "bar": None}  # --debug, and the progress bar a warning must end first
+
+
+@contextlib.contextmanager
+def interrupt_notes():
+    """Keep what the ledger noted on a Ctrl-C (charge cancelled, or left pending) for the exit message."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        STATE["interrupt_notes"] = list(getattr(exc, "__notes__", []))
+        raise
 
 
 def err(msg: str, code: int = 2):

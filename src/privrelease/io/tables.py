@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import contextlib
+import csv
+import gzip
 import hashlib
 import os
 import tempfile
 import warnings
 from pathlib import Path
 from typing import Iterator
+import zlib
 
 import pandas as pd
 
-from ..errors import DataWarning, InputDataError, shorten_list
+from ..errors import DataWarning, InputDataError, option, shorten_list
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".gz": "csv"}
 
@@ -30,7 +33,10 @@ def table_format(path: str | Path) -> str:
 def _csv_dtypes(schema) -> dict:
     if schema is None:
         return {}
-    return {c.name: str for c in schema.categorical}
+    from ..schema.dates import DatetimeColumn
+
+    dates = [c for c in schema.numeric if isinstance(c, DatetimeColumn)]  # as written (20200131 is a date)
+    return {c.name: str for c in [*schema.categorical, *dates]}
 
 
 def warn_extra_columns(columns, schema, source: str) -> None:
@@ -44,49 +50,180 @@ def warn_extra_columns(columns, schema, source: str) -> None:
                       f"{shorten_list(extra)}", DataWarning, stacklevel=3)
 
 
-def read_table(path: str | Path, schema=None, as_text: bool = False) -> pd.DataFrame:
+def read_table(path: str | Path, schema=None, sep: str | None = None, encoding: str | None = None,
+               as_text: bool = False) -> pd.DataFrame:
     """Read a whole CSV or Parquet file (categorical schema columns are read as text; with ``as_text``
-    every CSV column is read as its raw text, missing-value spellings included, as the schema drafts need)."""
-    path = Path(path)
-    if not path.exists():
-        raise InputDataError(f"input file {path} does not exist")
-    fmt = table_format(path)
-    try:
-        if fmt == "csv" and as_text:
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
-        elif fmt == "csv":
-            df = pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True)
-        else:
-            df = pd.read_parquet(path)
-    except pd.errors.EmptyDataError:
-        raise InputDataError(f"input file {path} is empty (no header, no records)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
-        raise InputDataError(f"cannot read {path}: {str(exc).splitlines()[0]}") from None
-    return df
+    every CSV column is read as its raw text, missing-value spellings included, as the schema drafts need).
 
-
-def iter_table_chunks(path: str | Path, schema=None, chunk_rows: int = 200_000) -> Iterator[pd.DataFrame]:
-    """Yield DataFrame chunks of at most ``chunk_rows`` rows (memory independent of file size).
-
-    A file that cannot be read as its extension says (e.g. a CSV named ``.parquet``) raises
-    :class:`~privrelease.errors.InputDataError` with one line.
+    The format comes from the file's first bytes (:func:`input_format`), a CSV's delimiter from its
+    first lines unless ``sep`` is given (:func:`csv_options`); ``encoding`` defaults to UTF-8.
     """
     path = Path(path)
     if not path.exists():
         raise InputDataError(f"input file {path} does not exist")
-    fmt = table_format(path)
+    fmt, _ = input_format(path)
+    with _read_errors(path, fmt):
+        if fmt == "csv":
+            text = {"dtype": str, "keep_default_na": False} if as_text else {"dtype": _csv_dtypes(schema)}
+            return pd.read_csv(path, skipinitialspace=True, **text, **csv_options(path, sep, encoding))
+        df = pd.read_parquet(path)
+        _check_unique(list(df.columns), path)
+        return df
+
+
+def iter_table_chunks(path: str | Path, schema=None, chunk_rows: int = 200_000, sep: str | None = None,
+                      encoding: str | None = None) -> Iterator[pd.DataFrame]:
+    """Yield DataFrame chunks of at most ``chunk_rows`` rows (memory independent of file size).
+
+    A file that cannot be read (e.g. a CSV named ``.parquet``, a cut gzip stream, text that is
+    not in its encoding) raises :class:`~privrelease.errors.InputDataError` with one line.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputDataError(f"input file {path} does not exist")
+    fmt, _ = input_format(path)
+    with _read_errors(path, fmt):
+        if fmt == "csv":
+            yield from pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True, chunksize=chunk_rows,
+                                   **csv_options(path, sep, encoding))
+        else:
+            yield from _parquet_chunks(path, schema, chunk_rows)
+
+
+# ---- what a file holds: format by its first bytes, CSV dialect by its first lines ----------------------
+
+_SNIFF_BYTES = 1 << 16
+_DELIMITERS = (",", ";", "\t", "|")
+_SEP_NAMES = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "pipe": "|", "space": " "}
+#: first bytes of files that are not tables privrelease reads, and what to call them
+_OTHER_MAGIC = (
+    (b"PK\x03\x04", "a ZIP archive (an Excel .xlsx workbook is one)"),
+    (b"\xd0\xcf\x11\xe0", "an Excel .xls workbook (or another OLE2 document)"),
+    (b"BZh", "a bzip2-compressed file"), (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"\x28\xb5\x2f\xfd", "a zstd-compressed file"), (b"%PDF", "a PDF document"),
+    (b"SQLite format 3\x00", "an SQLite database"), (b"ARROW1", "an Arrow IPC (Feather) file"),
+)
+
+
+def input_format(path: str | Path) -> tuple[str, str | None]:
+    """``(format, compression)`` of an input file from its first bytes: Parquet (``PAR1``) and gzip are
+    read whatever the file's name; a file that is something else (a ZIP or Excel workbook, a PDF, ...)
+    or text named ``.parquet`` is refused with one line naming what it is."""
+    path = Path(path)
     try:
-        yield from (_csv_chunks(path, schema, chunk_rows) if fmt == "csv" else _parquet_chunks(path, schema, chunk_rows))
+        with open(path, "rb") as fh:
+            head = fh.read(16)
+    except OSError as exc:
+        raise InputDataError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if head.startswith(b"PAR1"):
+        return "parquet", None
+    if head.startswith(b"\x1f\x8b"):
+        return "csv", "gzip"
+    for magic, what in _OTHER_MAGIC:
+        if head.startswith(magic):
+            raise InputDataError(f"{path} is {what}, not a CSV or Parquet table; export it as CSV or Parquet")
+    if table_format(path) == "parquet":
+        raise InputDataError(f"cannot read {path} as PARQUET: the file does not start as a Parquet file does "
+                             f"(if it is a CSV file, name it .csv)")
+    return "csv", None
+
+
+def csv_options(path: str | Path, sep: str | None = None, encoding: str | None = None) -> dict:
+    """``read_csv`` keywords for a CSV file: its compression (from its bytes), its encoding (given, or
+    UTF-8; UTF-16 by its byte-order mark) and its delimiter (given, or the one of ``, ; tab |`` that splits
+    its first lines into the same number of fields, the most of them). A header that names a column twice
+    is refused here, before pandas renames the second one."""
+    path = Path(path)
+    _, compression = input_format(path)
+    opener = gzip.open if compression == "gzip" else open
+    with _read_errors(path, "csv"), opener(path, "rb") as fh:
+        raw = fh.read(_SNIFF_BYTES)
+    if encoding is None:
+        encoding = "utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8"
+    try:
+        text = _decode_sample(raw, encoding, complete=len(raw) < _SNIFF_BYTES)
+    except LookupError:
+        raise InputDataError(f"unknown encoding {encoding!r} ({option('encoding', '--encoding')}); e.g. utf-8, "
+                             f"latin-1, cp1252") from None
+    except UnicodeDecodeError as exc:
+        raise _encoding_error(path, exc) from None
+    sep = _SEP_NAMES.get(sep, sep) if sep is not None else sniff_delimiter(text)
+    if len(sep) != 1:
+        raise InputDataError(f"{option('sep', '--sep')} must be one character (or tab, comma, semicolon, pipe, "
+                             f"space), got {sep!r}")
+    lines = text.lstrip("\ufeff").splitlines()
+    if lines:
+        header = next(csv.reader([lines[0]], delimiter=sep, skipinitialspace=True), [])
+        _check_unique([h.strip() for h in header], path)
+    return {"sep": sep, "encoding": encoding, "compression": compression}
+
+
+def _decode_sample(raw: bytes, encoding: str, complete: bool) -> str:
+    """The text of a file's first bytes; a sample cut short loses its last, partial character and line."""
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if complete or exc.start < len(raw) - 4:
+            raise
+        text = raw[:exc.start].decode(encoding)
+    return text if complete or "\n" not in text else text[:text.rfind("\n") + 1]
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter of CSV text: of ``, ; tab |``, the one that splits the first lines (up to 50) into the
+    same number of fields, more than one, the most of them; ``,`` when none does.
+
+    >>> sniff_delimiter("a;b;c\\n1,5;2;3\\n"), sniff_delimiter("a\\tb\\n1\\t2\\n"), sniff_delimiter("x\\n1\\n")
+    (';', '\\t', ',')
+    """
+    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    best, width = ",", 1
+    for d in _DELIMITERS:
+        counts = {len(row) for row in csv.reader(lines, delimiter=d)}
+        if len(counts) == 1 and (w := counts.pop()) > width:
+            best, width = d, w
+    return best
+
+
+def _check_unique(names: list, path: Path) -> None:
+    seen, dup = set(), []
+    for n in names:
+        if n in seen and n not in dup:
+            dup.append(n)
+        seen.add(n)
+    if dup:
+        raise InputDataError(f"{path} names column(s) {shorten_list(dup)} more than once; give each column its "
+                             f"own name")
+
+
+def _encoding_error(path: Path, exc: UnicodeDecodeError) -> InputDataError:
+    byte = exc.object[exc.start:exc.start + 1].hex() if isinstance(exc.object, bytes) else "?"
+    return InputDataError(f"cannot read {path}: it is not {exc.encoding.upper()} text (byte 0x{byte}); give its "
+                          f"encoding with {option('encoding=...', '--encoding')} (e.g. latin-1 or cp1252)")
+
+
+@contextlib.contextmanager
+def _read_errors(path: Path, fmt: str):
+    """The errors of reading a table as one-line :class:`InputDataError` messages."""
+    try:
+        yield
     except pd.errors.EmptyDataError:
         raise InputDataError(f"input file {path} is empty (no header, no records)") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, ValueError) as exc:
+    except UnicodeDecodeError as exc:
+        raise _encoding_error(path, exc) from None
+    except (zlib.error, EOFError, gzip.BadGzipFile) as exc:
+        raise InputDataError(f"cannot read {path}: its gzip data are damaged or cut short "
+                             f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    except pd.errors.ParserError as exc:
+        raise InputDataError(f"cannot read {path} as CSV: {str(exc).strip().splitlines()[-1]} (a delimiter other "
+                             f"than the one read from its first lines? give it with {option('sep=...', '--sep')})") \
+            from None
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, InputDataError):
+            raise
         # pyarrow's ArrowInvalid derives from ValueError; ArrowIOError from OSError
         raise InputDataError(f"cannot read {path} as {fmt.upper()}: {str(exc).splitlines()[0] if str(exc) else exc}") \
             from None
-
-
-def _csv_chunks(path: Path, schema, chunk_rows: int):
-    yield from pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True, chunksize=chunk_rows)
 
 
 def _parquet_chunks(path: Path, schema, chunk_rows: int):
@@ -160,30 +297,36 @@ def read_parquet_row_groups(path: str | Path, row_groups: list[int], schema=None
         raise _parquet_error(path, exc) from None
 
 
-def table_columns(path: str | Path) -> list[str]:
+def table_columns(path: str | Path, sep: str | None = None, encoding: str | None = None) -> list[str]:
     """The column names of a CSV (its header) or Parquet file (its metadata), without reading records."""
     path = Path(path)
-    if table_format(path) == "parquet":
-        import pyarrow.parquet as pq
-
-        return list(pq.read_schema(path).names)
     try:
-        return [str(c) for c in pd.read_csv(path, nrows=0, skipinitialspace=True).columns]
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError):
+        if input_format(path)[0] == "parquet":
+            import pyarrow.parquet as pq
+
+            return list(pq.read_schema(path).names)
+        return [str(c) for c in pd.read_csv(path, nrows=0, skipinitialspace=True,
+                                            **csv_options(path, sep, encoding)).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, OSError, ValueError, EOFError,
+            zlib.error):
         return []  # the reading pass reports the problem
 
 
-def count_rows(path: str | Path, schema=None, chunk_rows: int = 200_000) -> int:
+def count_rows(path: str | Path, schema=None, chunk_rows: int = 200_000, sep: str | None = None,
+               encoding: str | None = None) -> int:
     """Number of records (Parquet: from the metadata; CSV: one parsing pass)."""
     path = Path(path)
-    if table_format(path) == "parquet":
+    if input_format(path)[0] == "parquet":
         import pyarrow.parquet as pq
 
         try:
-            return pq.ParquetFile(path).metadata.num_rows
+            pf = pq.ParquetFile(path)
+            n = pf.metadata.num_rows
         except (OSError, ValueError) as exc:
             raise _parquet_error(path, exc) from None
-    return sum(len(c) for c in iter_table_chunks(path, schema, chunk_rows))
+        _check_unique(list(pf.schema_arrow.names), path)
+        return n
+    return sum(len(c) for c in iter_table_chunks(path, schema, chunk_rows, sep, encoding))
 
 
 @contextlib.contextmanager

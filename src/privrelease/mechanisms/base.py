@@ -77,6 +77,9 @@ class Capabilities:
     uses_label : fits a per-class model when the schema has a label (optional).
     needs_target : needs a numeric ``role: target`` column.
     estimates_covariance : estimates a p x p covariance, so a release needs n > p.
+    missing_numeric : releases numeric columns that declare ``missing: allowed`` (their encoded
+        coordinate is NaN where a value is missing); the release refuses such a column for a
+        mechanism without it.
     """
 
     passes: str = "memory"
@@ -86,6 +89,7 @@ class Capabilities:
     uses_label: bool = False
     needs_target: bool = False
     estimates_covariance: bool = False
+    missing_numeric: bool = False
 
     def __post_init__(self):
         if self.passes not in PASSES:
@@ -159,9 +163,12 @@ class Mechanism(BaseEstimator):
                 raise InputDataError(f"X must be a 2-d encoded matrix, got shape {X.shape}")
             if X.shape[0] == 0:
                 raise InputDataError("X has no records")
-            if not np.all(np.isfinite(X)):
-                raise InputDataError("X contains NaN or infinite values")
-            if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
+            finite = np.isfinite(X)
+            if not finite.all():  # NaN marks a missing numeric value for a mechanism that releases them
+                if not np.all(finite | np.isnan(X)) or not self.capabilities.missing_numeric:
+                    raise InputDataError("X contains NaN or infinite values")
+            values = X if finite.all() else X[finite]
+            if values.size and (values.min() < -1e-12 or values.max() > 1 + 1e-12):
                 raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
         dom = self._domain(X.shape[1] if X is not None else p)
         if X is not None and X.shape[1] != dom.p:
@@ -253,6 +260,7 @@ class Mechanism(BaseEstimator):
             "supervised": cls.supervised,
             "summary": cls.summary,
             "columns": cls.columns,
+            "missing_numeric": cls.capabilities.missing_numeric,
             "parameters": cls.parameter_docs(),
         }
 

@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from ..engine import RecordMap
-from ..errors import InputDataError, ParameterError, SchemaError, WeakPrivacyWarning
+from ..errors import InputDataError, ParameterError, SchemaError, WeakPrivacyWarning, option
 from ..mechanisms import Mechanism, get_mechanism
 from ..dp.costs import PrivacyCost, check_delta, check_epsilon
 from ..schema import Encoder, Schema
+from .advice import warn_public
 
 DEFAULT_MECHANISM = "gauss-copula"
 MIN_RECORDS = 2
@@ -61,6 +62,9 @@ def check_release_privacy(cls, epsilon, delta, n: int) -> tuple[float | None, fl
     delta >= 1/n, and warns (:class:`~privrelease.errors.WeakPrivacyWarning`) above epsilon 10.
     Mechanisms without epsilon (distributional ones) pass ``epsilon=None``.
     """
+    if epsilon is None and cls.guarantee != "distributional":
+        raise ParameterError(f"epsilon is required ({option('epsilon=...', '--epsilon')}, a finite number > 0): "
+                             f"mechanism '{cls.name}' spends it")
     if epsilon is not None:
         if isinstance(epsilon, (int, float)) and epsilon == float("inf"):
             raise ParameterError("epsilon must be finite: epsilon = inf would release the data without noise")
@@ -125,7 +129,9 @@ def encoders(schema: Schema, cls) -> tuple[Encoder, Encoder | None]:
     feats = [c.name for c in schema.columns if c.name != column.name]
     if not feats:
         raise SchemaError(f"the schema has no feature columns besides '{column.name}'")
-    return Encoder(schema, feats), Encoder(schema, [column.name])
+    lab = Encoder(schema, [column.name])
+    lab.position = schema.names.index(column.name)  # where decoded outputs put it: the schema's order
+    return Encoder(schema, feats), lab
 
 
 def check_label_levels(column) -> None:
@@ -201,18 +207,38 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
     """
     cls = get_mechanism(mechanism)
     enc, lab = encoders(schema, cls)
+    check_missing_numeric(cls, schema)
     if not schema.n_public:
         raise SchemaError("n_public: false is not supported: every mechanism divides by n and releases n-dependent "
                           "sizes, so n is treated as public (replace-one neighbours); remove 'n_public: false'")
     if on_out_of_bounds not in ("clip", "error"):
-        raise ParameterError(f"on_out_of_bounds must be 'clip' or 'error', got {on_out_of_bounds!r}")
+        raise ParameterError(f"{option('on_out_of_bounds', '--on-out-of-bounds')} must be 'clip' or 'error', got "
+                             f"{on_out_of_bounds!r}")
     check_n(n, enc.width, cls)
     epsilon, delta, delta_source = check_release_privacy(cls, epsilon, delta, n)
+    warn_public(schema, n, epsilon)  # a budget too small for n and the columns, too many label levels
     params = schema_facts(cls, schema, enc, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     n_classes = params.get("n_classes") if lab is not None and lab.columns[0].kind == "categorical" else None
     rmap = RecordMap(enc, lab, on_out_of_bounds, mech.record_preprocessing(), n_classes)
     return Plan(mech, schema, enc, lab, rmap, int(n), delta_source)
+
+
+def check_missing_numeric(cls, schema: Schema) -> None:
+    """Refuse a numeric column with ``missing: allowed`` for a mechanism that does not declare
+    ``capabilities.missing_numeric``, naming the mechanisms that can release it."""
+    if cls.capabilities.missing_numeric:
+        return
+    cols = [c.name for c in schema.numeric if c.missing == "allowed"]
+    if not cols:
+        return
+    from ..mechanisms import list_mechanisms
+
+    able = [m.name for m in list_mechanisms() if m.capabilities.missing_numeric]
+    fix = "remove 'missing: allowed' and drop or impute the missing values first"
+    raise SchemaError(f"column '{cols[0]}' declares 'missing: allowed', which mechanism '{cls.name}' cannot "
+                      f"release; " + (f"use one that can ({', '.join(able)}), or {fix}" if able else
+                                      f"no mechanism here can yet: {fix}"))
 
 
 def check_n(n: int, p: int, cls):

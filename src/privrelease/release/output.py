@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
+from ..errors import ParameterError, option
 from ..mechanisms import Mechanism, RowAlignedMechanism
 
 
@@ -27,9 +27,12 @@ def decode_output(mech, X, ys, enc, lab) -> pd.DataFrame:
     if lab is not None and ys is not None:
         col = lab.columns[0]
         if col.kind == "numeric":
-            out[col.name] = lab.decode(np.asarray(ys, dtype=np.float64).reshape(-1, 1))[col.name].to_numpy()
+            values = lab.decode(np.asarray(ys, dtype=np.float64).reshape(-1, 1))[col.name].to_numpy()
         else:
-            out[col.name] = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
+            values = np.asarray(col.categories, dtype=object)[np.asarray(ys, dtype=int)]
+        # in the schema's order (the API's and the command line's tables agree); reduced outputs: last
+        pos = getattr(lab, "position", None) if space == "schema" and own is None else None
+        out.insert(len(out.columns) if pos is None else min(pos, len(out.columns)), col.name, values)
     return out
 
 
@@ -38,15 +41,15 @@ def n_draw(mech, n_synthetic, n):
     checked before the data are read."""
     if isinstance(mech, RowAlignedMechanism):
         if n_synthetic is not None:
-            raise ParameterError(f"mechanism '{mech.name}' releases one row per input row; n_synthetic "
-                                 f"(--n-synthetic) applies to synthetic mechanisms only")
+            raise ParameterError(f"mechanism '{mech.name}' releases one row per input row; "
+                                 f"{option('n_synthetic', '--n-synthetic')} applies to synthetic mechanisms only")
         return None
     if mech.capabilities.fixed_output_rows:
         if n_synthetic is not None:
             raise ParameterError(f"mechanism '{mech.name}' releases a number of rows fixed by its parameters; "
-                                 f"n_synthetic does not apply")
+                                 f"{option('n_synthetic', '--n-synthetic')} does not apply")
         return None
-    return n if n_synthetic is None else Mechanism._check_int(n_synthetic, "n_synthetic", 1)
+    return n if n_synthetic is None else Mechanism._check_int(n_synthetic, option("n_synthetic", "--n-synthetic"), 1)
 
 
 def write_frames(frames: Iterable[pd.DataFrame], path: Path, fmt: str, gzip_csv: bool = False,
@@ -78,6 +81,8 @@ def write_frames(frames: Iterable[pd.DataFrame], path: Path, fmt: str, gzip_csv:
                 if writer is None:
                     writer = pq.ParquetWriter(fh, table.schema)
                     columns = list(df.columns)
+                elif not table.schema.equals(writer.schema):  # e.g. a part whose values are all missing
+                    table = table.cast(writer.schema)
                 writer.write_table(table)
                 n += len(df)
                 if progress:

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..engine import SufficientStats, stream_stats
 from ..engine.passes import DaskPasses
-from ..errors import InputDataError, ParameterError
+from ..errors import InputDataError, ParameterError, option
 from ..io import warn_extra_columns
 from ..io.tables import table_columns
 from ..mechanisms import RowAlignedMechanism
@@ -42,7 +42,7 @@ def release(
     data: pd.DataFrame,
     schema: Schema,
     mechanism: str = DEFAULT_MECHANISM,
-    epsilon: float | None = 1.0,
+    epsilon: float | None = None,
     *,
     delta: float | None = None,
     rng=None,
@@ -60,7 +60,7 @@ def release(
     data : pandas.DataFrame containing every schema column (others are ignored)
     schema : Schema, the declared public bounds and levels (never read from ``data``)
     mechanism : name from ``privrelease mechanisms``
-    epsilon : finite number > 0 (a warning above 10)
+    epsilon : finite number > 0 (a warning above 10); required, except by distributional mechanisms
     delta : for (epsilon, delta)-DP mechanisms; default ``min(1e-5, 1/(10 n))``; must be < 1/n
     rng : None for a real release (floating-point-safe noise from OS entropy); an int
         seed or a numpy Generator for reproducible experiments (certificate says so)
@@ -139,7 +139,7 @@ def release_file(
     schema: Schema,
     out_path: str | Path,
     mechanism: str = DEFAULT_MECHANISM,
-    epsilon: float | None = 1.0,
+    epsilon: float | None = None,
     *,
     delta: float | None = None,
     rng=None,
@@ -155,6 +155,8 @@ def release_file(
     scheduler: str | None = None,
     workers: int | None = None,
     overwrite: bool = False,
+    sep: str | None = None,
+    encoding: str | None = None,
     **params,
 ) -> Certificate:
     """Release a CSV/Parquet file into ``out_path``, streaming it in chunks; one transaction.
@@ -171,13 +173,15 @@ def release_file(
     cluster, ``workers`` starts a local cluster of that many processes for the release.
     ``progress`` is a callable ``(stage, rows)``, or a :class:`~privrelease.release.progress.Progress`,
     which is also told the number of records before the first pass.
+    ``sep`` and ``encoding`` read a CSV input (default: the delimiter sniffed from its first lines, UTF-8).
     Other parameters as in :func:`release`.
     """
     out_path, progress = Path(out_path), as_progress(progress)
     source = _check_file_args(input_path, out_path, schema, chunk_rows, engine, scheduler, workers)
+    source.sep, source.encoding = sep, encoding
     check_ledger_args(ledger, dataset_id, budget)
     n = source.count_rows()  # the public n (also checks that the input can be read)
-    warn_extra_columns(table_columns(source.paths[0]), schema, str(input_path))
+    warn_extra_columns(table_columns(source.paths[0], sep, encoding), schema, str(input_path))
     if progress is not None:
         progress.start(n)
     plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
@@ -186,7 +190,7 @@ def release_file(
     targets, dirs = _targets(out_path, certificate_path)
     with Transaction(source.paths, targets, overwrite, private=("diagnostics",), directories=dirs) as tx, \
             dask_client(scheduler, workers) if engine == "dask" else _no_client() as client:
-        with ledger_charge(ledger, dataset_id, budget, plan):
+        with ledger_charge(ledger, dataset_id, budget, plan, released=lambda: tx.moving):
             cert = _fit_and_write(plan, source, _Engine(engine, client), strategy, m, tx, out_path, progress)
             tx.commit()
     return cert
@@ -219,7 +223,7 @@ def _fit_and_write(plan: Plan, source: FileSource, eng, strategy: str, m: int, t
 def _check_file_args(input_path, out_path: Path, schema, chunk_rows, engine, scheduler, workers) -> FileSource:
     check_engine(engine, scheduler, workers)
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, (int, np.integer)) or chunk_rows < 1:
-        raise ParameterError(f"chunk_rows (--chunk-rows) must be an integer >= 1, got {chunk_rows!r}")
+        raise ParameterError(f"{option('chunk_rows', '--chunk-rows')} must be an integer >= 1, got {chunk_rows!r}")
     check_output(out_path)
     return FileSource(resolve_inputs(input_path), schema, int(chunk_rows))
 

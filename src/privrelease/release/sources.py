@@ -15,9 +15,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputDataError, ParameterError
-from ..io import file_sha256, iter_table_chunks, table_format
-from ..io.tables import count_rows
+from ..errors import InputDataError, ParameterError, option
+from ..io import file_sha256, iter_table_chunks
+from ..io.tables import count_rows, csv_options, input_format
 from ..schema import Schema
 
 ENGINES = ("local", "dask")
@@ -46,7 +46,7 @@ def resolve_inputs(spec) -> list[Path]:
         if not path.exists():
             raise InputDataError(f"input file {path} does not exist")
         files = [path]
-    formats = {table_format(p) for p in files}
+    formats = {input_format(p)[0] for p in files}
     if len(formats) > 1:
         raise InputDataError(f"input {text} mixes formats ({', '.join(sorted(formats))}); give one format")
     for p in files:
@@ -62,13 +62,15 @@ class FileSource:
     paths: list
     schema: Schema
     chunk_rows: int
+    sep: str | None = None  # a CSV's delimiter (None: sniffed from its first lines)
+    encoding: str | None = None  # a CSV's text encoding (None: UTF-8)
 
     def chunks(self):
         for path in self.paths:
-            yield from iter_table_chunks(path, self.schema, self.chunk_rows)
+            yield from iter_table_chunks(path, self.schema, self.chunk_rows, self.sep, self.encoding)
 
     def count_rows(self) -> int:
-        return sum(count_rows(p, self.schema) for p in self.paths)
+        return sum(count_rows(p, self.schema, self.chunk_rows, self.sep, self.encoding) for p in self.paths)
 
     def sha256(self) -> str:
         """The input's hash: the file's, or for several files the hash of their names and hashes."""
@@ -86,12 +88,12 @@ class FileSource:
         from ..io.tables import _csv_dtypes
 
         files = [str(p) for p in self.paths]
-        if table_format(self.paths[0]) == "csv":
+        if input_format(self.paths[0])[0] == "csv":
             import dask.dataframe as dd
 
-            gz = any(f.lower().endswith(".gz") for f in files)
+            opts = csv_options(self.paths[0], self.sep, self.encoding)
             ddf = dd.read_csv(files, dtype=_csv_dtypes(self.schema), skipinitialspace=True,
-                              blocksize=None if gz else "64MB")
+                              blocksize=None if opts["compression"] else "64MB", **opts)
             return ddf.to_delayed()
         return self._parquet_partitions()
 
@@ -116,7 +118,7 @@ def check_engine(engine: str, scheduler: str | None, workers: int | None):
     if scheduler is not None and workers is not None:
         raise ParameterError("give either --scheduler ADDRESS (an existing cluster) or --workers N (a local one)")
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-        raise ParameterError(f"workers (--workers) must be an integer >= 1, got {workers!r}")
+        raise ParameterError(f"{option('workers', '--workers')} must be an integer >= 1, got {workers!r}")
     if engine == "dask":
         try:
             import dask.dataframe  # noqa: F401

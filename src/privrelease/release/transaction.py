@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..errors import OutputError, ParameterError
+from ..errors import OutputError, ParameterError, option
 from ..dp.costs import PrivacyCost
 
 
@@ -50,6 +50,7 @@ class Transaction:
         self.private = set(private)
         self.directories = set(directories)
         self._check(input_path, overwrite)
+        self.moving = False  # True from the first move into place on: an output may exist
         self.temps: dict[str, Path] = {}
         try:
             for name, path in self.targets.items():
@@ -69,7 +70,7 @@ class Transaction:
                 kind = "a directory" if path.is_dir() else "a file, not a directory"
                 raise OutputError(f"the {name} path {path} is {kind}")
             if path.exists() and not overwrite:
-                raise OutputError(f"{path} exists; pass --overwrite (overwrite=True) to replace it")
+                raise OutputError(f"{path} exists; pass {option('overwrite=True', '--overwrite')} to replace it")
         if len({p.resolve() for p in paths}) != len(paths):
             raise OutputError(f"two outputs would be written to the same file: {[str(p) for p in paths]}")
 
@@ -101,6 +102,7 @@ class Transaction:
     def commit(self):
         """Move every temporary file into place; on a failure, restore what was replaced and raise."""
         done: list[tuple[Path, Path | None]] = []
+        self.moving = True
         try:
             for name, path in self.targets.items():
                 backup = None
@@ -156,11 +158,13 @@ def _remove(path: Path):
 def check_ledger_args(ledger, dataset_id, budget):
     """A budget or a dataset id without a ledger would be silently ignored: refuse it."""
     if ledger is None and (budget is not None or dataset_id is not None):
-        given = " and ".join(n for n, v in (("--budget", budget), ("--dataset-id", dataset_id)) if v is not None)
-        raise ParameterError(f"{given} need(s) a ledger (--ledger FILE, or ledger=...): without one nothing would be "
-                             f"recorded or enforced")
+        given = " and ".join(option(api, flag) for api, flag, v in (("budget", "--budget", budget),
+                                                                     ("dataset_id", "--dataset-id", dataset_id))
+                             if v is not None)
+        raise ParameterError(f"{given} need(s) a ledger ({option('ledger=...', '--ledger FILE')}): without one "
+                             f"nothing would be recorded or enforced")
     if ledger is not None and not dataset_id:
-        raise ParameterError("a ledger needs a dataset id (--dataset-id)")
+        raise ParameterError(f"a ledger needs a dataset id ({option('dataset_id=...', '--dataset-id')})")
     if budget is not None:
         parse_budget(budget)
 
@@ -187,8 +191,12 @@ def parse_budget(budget) -> tuple[float, float | None]:
 
 
 @contextlib.contextmanager
-def ledger_charge(ledger, dataset_id, budget, plan):
+def ledger_charge(ledger, dataset_id, budget, plan, released=lambda: False):
     """Reserve the plan's declared cost in the ledger for the block (nothing without a ledger).
+
+    ``released`` says, on an interrupt, whether an output may have left the process (then the
+    charge stays pending; otherwise it is cancelled): by default nothing has (an in-memory release
+    returns its result only after the block).
 
     A budget given as a total epsilon only declares, at the dataset's first release, a total
     delta of :func:`~privrelease.release.construct.default_total_delta` (n) (room for ten
@@ -209,5 +217,5 @@ def ledger_charge(ledger, dataset_id, budget, plan):
         budget = eps if delta is None else PrivacyCost(eps, delta)
     mech = plan.mechanism
     with led.reserve(dataset_id, plan.declared_cost, budget=budget, mechanism=mech.name,
-                     details=user_params(mech)) as entry:
+                     details=user_params(mech), released=released) as entry:
         yield entry

@@ -1,20 +1,22 @@
 """Table <-> matrix encoding in the schema's declared bounds.
 
 Numeric columns map to ``(v - lower) / (upper - lower)`` in [0, 1]; categorical
-columns to one-hot dummy blocks (Jiang et al. 2013, sec. 3.1). Decoding is
-post-processing: numeric values are clipped to [0, 1] and mapped back with the
-public bounds (rounded for integer columns); each categorical block becomes the
-level of its largest entry (argmax, as in Jiang sec. 3.1).
+columns to one-hot dummy blocks (Jiang et al. 2013, sec. 3.1). A numeric column that
+declares ``missing: allowed`` encodes a missing value as NaN in its coordinate. Decoding
+is post-processing: numeric values are clipped to [0, 1], mapped back with the public
+bounds and snapped to the column's public precision (:mod:`.precision`; NaN comes back
+as a missing value where the column allows them); dates come back as ISO text; each
+categorical block becomes the level of its largest entry (argmax, as in Jiang sec. 3.1).
 
 Validation refuses, with a message naming the column, every input that would
-otherwise be silently altered: missing values (unless the schema declares a
-missing level), unknown categories, non-numeric text in a numeric column, and -
-with ``on_out_of_bounds="error"`` - values outside the declared bounds. By
-default out-of-bounds values are clipped and counted; the counts go into the
-release certificate and a :class:`~privrelease.errors.DataWarning` names each clipped
-column with its count (loudly when every value of a column was clipped, which means
-the declared bounds do not describe the column, e.g. dates read as nanoseconds).
-A label column holding a single class is warned about too.
+otherwise be silently altered: missing values (unless the schema allows them),
+unknown categories, non-numeric text in a numeric column, dates in a column not
+declared ``type: datetime``, and - with ``on_out_of_bounds="error"`` - values outside
+the declared bounds. By default out-of-bounds values are clipped and counted; the counts
+go into the release certificate and a :class:`~privrelease.errors.DataWarning` names each
+clipped column with its count (loudly when every value of a column was clipped, which
+means the declared bounds do not describe the column). A label column holding a single
+class is warned about too.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataWarning, InputDataError, SchemaError, shorten, shorten_list
+from .dates import DatetimeColumn, format_units
+from .precision import is_whole, snap
 from .schema import CategoricalColumn, NumericColumn, Schema
 
 OUT_OF_BOUNDS_POLICIES = ("clip", "error")
@@ -72,7 +76,6 @@ class Encoder:
             self.slices[c.name] = slice(start, start + c.width)
             start += c.width
         self.width = start
-        self.dtype_hints: dict[str, str] = {}  # column -> what its input dtype means for its bounds
         self.feature_names = []
         for c in self.columns:
             if c.kind == "numeric":
@@ -127,7 +130,7 @@ class Encoder:
         for c in self.columns:
             s = df[c.name]
             if self.schema.na_values:
-                s = s.mask(s.astype(str).str.strip().isin(self.schema.na_values))
+                s = s.mask(is_na_spelling(s, self.schema.na_values))
             if c.kind == "numeric":
                 X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset)[:, None]
             else:
@@ -139,68 +142,38 @@ class Encoder:
         return EncodedTable(X=X, clip_counts=clip_counts)
 
     def warn_clipped(self, clip_counts: dict, n_rows: int) -> None:
-        """One :class:`~privrelease.errors.DataWarning` per clipped column, naming it with its count."""
+        """One :class:`~privrelease.errors.DataWarning` per clipped column, naming it and its public bounds.
+
+        The warning says only that clipping happened: how many values were clipped is an exact fact
+        of the private input, kept in the private diagnostics (a console or a log is often shared).
+        """
         for c in self.columns:
-            k = int(clip_counts.get(c.name, 0))
-            if not k:
+            if not int(clip_counts.get(c.name, 0)):
                 continue
-            hint = self.dtype_hints.get(c.name)
-            bounds = f"the declared bounds [{c.lower:g}, {c.upper:g}]"
-            if k >= n_rows:
-                msg = (f"EVERY value of column '{c.name}' ({k:,} of {n_rows:,}) was outside {bounds} and was "
-                       f"clipped: the bounds do not describe this column")
-            else:
-                msg = f"{k:,} of {n_rows:,} values of column '{c.name}' were outside {bounds} and were clipped"
-            warnings.warn(msg + (f" ({hint})" if hint else ""), DataWarning, stacklevel=3)
+            warnings.warn(f"values of column '{c.name}' outside the declared bounds {_bounds_text(c)} "
+                          f"were clipped to them (how many: in the private diagnostics)", DataWarning, stacklevel=3)
 
     def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int):
-        if s.dtype == bool:
-            raise InputDataError(f"column '{c.name}' is numeric in the schema but holds booleans")
-        if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
-            s = self._time_as_nanoseconds(c, s)
-        v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
-        bad_text = np.isnan(v) & s.notna().to_numpy()
-        if bad_text.any():
-            examples = sorted(map(str, s[bad_text].unique()))[:5]
-            raise InputDataError(
-                f"column '{c.name}' is numeric in the schema but has {int(bad_text.sum())} non-numeric "
-                f"value(s), e.g. {shorten_list(examples)}"
-            )
+        v = numeric_values(c, s, row_offset)
         nan = np.isnan(v)
-        if nan.any():
+        if nan.any() and c.missing != "allowed":
             rows = (np.flatnonzero(nan)[:5] + row_offset).tolist()
             raise InputDataError(
-                f"column '{c.name}' has {int(nan.sum())} missing value(s) (first rows {rows}); "
-                f"numeric columns cannot be missing: drop or impute them publicly first"
+                f"column '{c.name}' has {int(nan.sum())} missing value(s) (first rows {rows}); declare "
+                f"'missing: allowed' for it in the schema (for a mechanism that releases missing values), "
+                f"or drop or impute them publicly first"
             )
-        inf = np.isinf(v)
         out = (v < c.lower) | (v > c.upper)
         if out.any():
             if policy == "error":
                 rows = (np.flatnonzero(out)[:5] + row_offset).tolist()
                 raise InputDataError(
                     f"column '{c.name}' has {int(out.sum())} value(s) outside the declared bounds "
-                    f"[{c.lower}, {c.upper}] (first rows {rows}); use --on-out-of-bounds clip to clip them"
+                    f"{_bounds_text(c)} (first rows {rows}); use --on-out-of-bounds clip to clip them"
                 )
             clip_counts[c.name] = int(out.sum())
             v = np.clip(v, c.lower, c.upper)
-        elif inf.any():  # pragma: no cover - inf is always out of bounds
-            raise InputDataError(f"column '{c.name}' has infinite values")
         return (v - c.lower) / (c.upper - c.lower)
-
-    def _time_as_nanoseconds(self, c: NumericColumn, s: pd.Series) -> pd.Series:
-        """Dates/times (or durations) as nanoseconds (since 1970-01-01), noting it for the clip warning."""
-        if pd.api.types.is_datetime64_any_dtype(s):
-            what, unit = "dates/times", "nanoseconds since 1970-01-01"
-            if getattr(s.dt, "tz", None) is not None:
-                s = s.dt.tz_convert("UTC").dt.tz_localize(None)
-            s = s.astype("datetime64[ns]")
-        else:
-            what, unit = "durations", "nanoseconds"
-            s = s.astype("timedelta64[ns]")
-        self.dtype_hints[c.name] = (f"the column holds {what}, read as {unit}; declare its bounds in "
-                                    f"those units or convert the column to numbers first")
-        return s.astype("int64").where(s.notna())
 
     def _encode_categorical(self, c: CategoricalColumn, s: pd.Series, row_offset: int):
         isna = s.isna().to_numpy()
@@ -251,10 +224,7 @@ class Encoder:
         for c in self.columns:
             block = X[:, self.slices[c.name]]
             if c.kind == "numeric":
-                v = c.lower + np.clip(np.nan_to_num(block[:, 0], nan=0.5), 0.0, 1.0) * (c.upper - c.lower)
-                if c.integer:
-                    v = np.round(v).astype(np.int64)
-                out[c.name] = v
+                out[c.name] = decode_numeric(c, block[:, 0])
             else:
                 codes = np.argmax(np.nan_to_num(block, nan=-np.inf), axis=1)
                 out[c.name] = pd.Categorical.from_codes(codes, categories=list(c.categories)).astype(object)
@@ -262,6 +232,75 @@ class Encoder:
 
     def onehot_to_codes(self, block: np.ndarray) -> np.ndarray:
         return np.argmax(block, axis=1)
+
+
+def decode_numeric(c: NumericColumn, x: np.ndarray):
+    """One numeric column's released values from its encoded coordinate: clipped to [0, 1], mapped
+    to the public bounds, snapped to the column's precision; NaN is a missing value where the column
+    allows them (elsewhere, as always, the middle of the range). Whole-number columns come back as
+    int64 (nullable Int64 when they may be missing), dates as ISO text."""
+    miss = np.isnan(x) if c.missing == "allowed" else np.zeros(len(x), dtype=bool)
+    v = c.lower + np.clip(np.nan_to_num(x, nan=0.5), 0.0, 1.0) * (c.upper - c.lower)
+    step = c.resolution
+    if step is not None:
+        v = snap(v, c.lower, c.upper, step)
+    v[miss] = np.nan
+    if isinstance(c, DatetimeColumn):
+        return format_units(v, c.unit)
+    if is_whole(c.lower, c.upper, step):
+        if miss.any() or c.missing == "allowed":
+            arr = pd.array(np.where(miss, 0, v).astype(np.int64), dtype="Int64")
+            arr[miss] = pd.NA
+            return arr
+        return v.astype(np.int64)
+    return v
+
+
+def numeric_values(c: NumericColumn, s: pd.Series, row_offset: int = 0) -> np.ndarray:
+    """A numeric column's values as floats in the units of its bounds (a date column: whole units since
+    1970-01-01), NaN where missing; values that are not numbers (or not dates) are refused."""
+    return c.to_units(s, row_offset) if isinstance(c, DatetimeColumn) else _numbers(c, s)
+
+
+def _bounds_text(c: NumericColumn) -> str:
+    if isinstance(c, DatetimeColumn):
+        return f"[{c.iso(c.lower)}, {c.iso(c.upper)}]"
+    return f"[{c.lower:g}, {c.upper:g}]"
+
+
+def _numbers(c: NumericColumn, s: pd.Series) -> np.ndarray:
+    """A plain numeric column's values as floats (NaN where missing); text, booleans and dates are refused."""
+    if s.dtype == bool:
+        raise InputDataError(f"column '{c.name}' is numeric in the schema but holds booleans")
+    if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
+        what = "dates/times" if pd.api.types.is_datetime64_any_dtype(s) else "durations"
+        raise InputDataError(f"column '{c.name}' is numeric in the schema but holds {what}; "
+                             + ("declare it 'type: datetime' with ISO bounds" if what == "dates/times" else
+                                "convert them to numbers (e.g. days) first"))
+    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+    bad_text = np.isnan(v) & s.notna().to_numpy()
+    if bad_text.any():
+        examples = sorted(map(str, s[bad_text].unique()))[:5]
+        dates = pd.to_datetime(pd.Series(examples), errors="coerce", format="ISO8601").notna().all()
+        raise InputDataError(
+            f"column '{c.name}' is numeric in the schema but has {int(bad_text.sum())} non-numeric "
+            f"value(s), e.g. {shorten_list(examples)}" + ("; for dates declare it 'type: datetime'" if dates else "")
+        )
+    return v
+
+
+def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
+    """Where ``s`` holds one of the declared missing-value spellings: compared after stripping spaces
+    and ignoring case, and, for a numeric spelling, by value (-999 matches -999.0 and " -999")."""
+    words = {str(v).strip().casefold() for v in na_values}
+    numbers = pd.to_numeric(pd.Series(sorted(words)), errors="coerce").dropna().to_numpy()
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):  # numbers: compared as numbers
+        return s.isin(numbers)
+    text = s.astype(str).str.strip().str.casefold()
+    hit = text.isin(words)
+    if len(numbers):
+        hit |= pd.to_numeric(text, errors="coerce").isin(numbers)
+    return hit & s.notna()
 
 
 def warn_one_class(column: CategoricalColumn, class_counts, n_records: int | None = None) -> None:

@@ -16,7 +16,8 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from ..errors import SchemaError, shorten
+from ..errors import SchemaError, option, shorten
+from .precision import grid_range
 
 ROLES = (None, "feature", "label", "target")
 
@@ -63,6 +64,11 @@ class NumericColumn:
                 raise SchemaError(f"column '{self.name}': 'step' must be a number > 0, got {st!r}")
             if self.integer and float(st) != round(st):
                 raise SchemaError(f"column '{self.name}': an integer column's 'step' must be a whole number, got {st!r}")
+        if self.resolution is not None:
+            kmin, kmax = grid_range(self.lower, self.upper, self.resolution)
+            if kmin > kmax:
+                raise SchemaError(f"column '{self.name}': no multiple of its step {self.resolution:g} lies within "
+                                  f"[{self.lower:g}, {self.upper:g}]; widen the bounds or declare a finer step")
         if self.missing not in (None, "allowed"):
             raise SchemaError(
                 f"column '{self.name}': 'missing' of a numeric column must be 'allowed' (or absent), got {self.missing!r}"
@@ -96,8 +102,8 @@ class NumericColumn:
 class CategoricalColumn:
     """A categorical column with its public list of levels.
 
-    ``missing`` names the level that stands for a missing value (it must be one of
-    ``categories``); without it, a missing value is refused. ``other`` names the level
+    ``missing`` names the level that stands for a missing value (added to ``categories``
+    when they do not list it); without it, a missing value is refused. ``other`` names the level
     that every value not among ``categories`` is mapped to (e.g. the rare levels a DP
     draft did not select); without it, such a value is refused. ``taxonomy`` is an
     optional public generalisation tree (nested mappings ending in lists of
@@ -115,16 +121,16 @@ class CategoricalColumn:
     def __post_init__(self):
         _check_name(self.name)
         cats = tuple(str(c) for c in self.categories)
+        if self.missing is not None and str(self.missing) not in cats:  # 'missing: Unknown' declares the level
+            cats += (str(self.missing),)
         object.__setattr__(self, "categories", cats)
         if len(cats) < 1:
             raise SchemaError(f"column '{self.name}': a categorical column needs at least one category")
         dup = sorted({c for c in cats if cats.count(c) > 1})
         if dup:
             raise SchemaError(f"column '{self.name}': duplicated categories {dup}")
-        for key in ("missing", "other"):
-            level = getattr(self, key)
-            if level is not None and str(level) not in cats:
-                raise SchemaError(f"column '{self.name}': {key} level {shorten(level)} is not one of its categories")
+        if self.other is not None and str(self.other) not in cats:
+            raise SchemaError(f"column '{self.name}': other level {shorten(self.other)} is not one of its categories")
         if self.role not in ROLES or self.role == "target":
             raise SchemaError(
                 f"column '{self.name}': role of a categorical column must be 'feature' or 'label', got {self.role!r}"
@@ -152,6 +158,7 @@ Column = NumericColumn | CategoricalColumn
 _COLUMN_KEYS = {
     "numeric": {"type", "lower", "upper", "integer", "role", "step", "missing"},
     "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
+    "datetime": {"type", "lower", "upper", "step", "role", "missing"},
 }
 _TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance"}
 
@@ -168,7 +175,8 @@ class Schema:
     Parameters
     ----------
     columns : sequence of NumericColumn / CategoricalColumn
-    na_values : strings that mean "missing" in input files (e.g. ``"?"``)
+    na_values : strings that mean "missing" in input files (e.g. ``"?"``), matched after
+        stripping spaces and ignoring case; a number also matches its other spellings (-999, -999.0)
     n_public : whether the number of records is public (bounded / replace-one
         neighbouring relation, the default of every mechanism here)
     row_norm_bound : optional public bound on the L2 norm of an encoded row
@@ -245,14 +253,25 @@ class Schema:
     @classmethod
     def from_yaml(cls, path: str | Path) -> "Schema":
         path = Path(path)
+        if _looks_like_table(path) and path.is_file():
+            raise SchemaError(f"schema file {path} looks like a data table: {_not_a_schema(path)}")
         try:
             text = path.read_text()
         except OSError as exc:
             raise SchemaError(f"cannot read schema file {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise SchemaError(f"schema file {path} is not text: {_not_a_schema(path)}") from None
         try:
             d = yaml.safe_load(text) if path.suffix.lower() != ".json" else json.loads(text)
-        except (yaml.YAMLError, json.JSONDecodeError) as exc:
-            raise SchemaError(f"schema file {path} is not valid YAML/JSON: {str(exc).splitlines()[0]}") from None
+        except json.JSONDecodeError as exc:
+            raise SchemaError(f"schema file {path} is not valid JSON: {exc.msg} at line {exc.lineno}, column "
+                              f"{exc.colno}") from None
+        except yaml.YAMLError as exc:
+            raise SchemaError(f"schema file {path} is not valid YAML: {_yaml_problem(exc)}") from None
+        if d is None:
+            raise SchemaError(f"schema file {path} is empty: it needs a 'columns' mapping of column name -> spec")
+        if not isinstance(d, Mapping):
+            raise SchemaError(f"schema file {path} holds no 'columns' mapping: {_not_a_schema(path)}")
         return cls.from_dict(d)
 
     def to_dict(self) -> dict:
@@ -357,7 +376,7 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         raise SchemaError(f"column '{name}': spec must be a mapping with a 'type', got {spec!r}")
     ctype = spec.get("type")
     if ctype not in _COLUMN_KEYS:
-        raise SchemaError(f"column '{name}': type must be 'numeric' or 'categorical', got {ctype!r}")
+        raise SchemaError(f"column '{name}': type must be 'numeric', 'categorical' or 'datetime', got {ctype!r}")
     unknown = set(spec) - _COLUMN_KEYS[ctype]
     if unknown:
         raise SchemaError(
@@ -365,6 +384,10 @@ def _column_from_dict(name: str, spec: Any) -> Column:
             f"allowed: {sorted(_COLUMN_KEYS[ctype])}"
         )
     role = spec.get("role")
+    if ctype == "datetime":
+        from .dates import datetime_from_dict
+
+        return datetime_from_dict(name, spec)
     if ctype == "numeric":
         for k in ("lower", "upper"):
             if k not in spec:
@@ -389,3 +412,21 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         taxonomy=spec.get("taxonomy"),
         other=spec.get("other"),
     )
+
+
+def _yaml_problem(exc) -> str:
+    """A YAML error as ``what at line L, column C`` (1-based, where the parser stopped)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return what + (f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "")
+
+
+def _looks_like_table(path: Path) -> bool:
+    return path.name.lower().endswith((".csv", ".gz", ".parquet", ".pq", ".tsv"))
+
+
+def _not_a_schema(path: Path) -> str:
+    """Why a file is not a schema; a table given in its place (INPUT and the schema swapped) is named as such."""
+    if _looks_like_table(path):
+        return f"give the table as INPUT and the schema (YAML/JSON) with {option('schema=...', '--schema')}"
+    return "a schema is a YAML/JSON mapping with a 'columns' key"

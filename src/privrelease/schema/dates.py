@@ -1,0 +1,133 @@
+"""Date and date-time columns: public bounds given as ISO dates, values counted in whole units.
+
+A :class:`DatetimeColumn` is a :class:`~privrelease.schema.NumericColumn` whose values are whole
+units of its ``unit`` (day, hour, minute or second) since 1970-01-01 (UTC): every mechanism
+treats it as an integer column on its public bounds. The encoder reads ISO strings, Python
+dates and datetime columns (a value is floored to its unit: at day precision 2020-01-01T18:00
+is 2020-01-01); the decoder writes ISO dates, or date-times at the unit's precision.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputDataError, SchemaError, shorten, shorten_list
+from .schema import NumericColumn
+
+#: The step of a datetime column -> numpy's unit code.
+UNITS = {"day": "D", "hour": "h", "minute": "m", "second": "s"}
+_SHOWN = {"day": "D", "hour": "m", "minute": "m", "second": "s"}  # an hour is written 2020-01-01T13:00
+_NS = {"day": 86_400 * 10**9, "hour": 3_600 * 10**9, "minute": 60 * 10**9, "second": 10**9}
+
+
+@dataclass(frozen=True)
+class DatetimeColumn(NumericColumn):
+    """A date (or date-time) column with public bounds, released at the precision of ``unit``.
+
+    ``lower`` and ``upper`` are ISO strings, dates or datetimes (or numbers, taken as units since
+    1970-01-01); they are stored as whole units since 1970-01-01 (``lower`` rounded up, ``upper``
+    down to the unit). ``missing="allowed"`` lets the column hold missing values.
+
+    >>> c = DatetimeColumn("when", "2020-01-01", "2020-12-31")
+    >>> c.lower, c.upper, c.resolution, c.to_dict()["upper"]
+    (18262.0, 18627.0, 1.0, '2020-12-31')
+    """
+
+    unit: str = "day"
+
+    def __post_init__(self):
+        if self.unit not in UNITS:
+            raise SchemaError(f"column '{self.name}': the step of a datetime column must be one of "
+                              f"{', '.join(UNITS)}, got {shorten(self.unit)}")
+        if self.step is not None:
+            raise SchemaError(f"column '{self.name}': give a datetime column's precision as its step "
+                              f"({', '.join(UNITS)})")
+        object.__setattr__(self, "lower", _bound_units(self, "lower", math.ceil))
+        object.__setattr__(self, "upper", _bound_units(self, "upper", math.floor))
+        object.__setattr__(self, "integer", True)
+        super().__post_init__()
+
+    def to_dict(self) -> dict:
+        d: dict[str, Any] = {"type": "datetime", "lower": self.iso(self.lower), "upper": self.iso(self.upper),
+                             "step": self.unit}
+        if self.missing is not None:
+            d["missing"] = self.missing
+        if self.role not in (None, "feature"):
+            d["role"] = self.role
+        return d
+
+    def iso(self, units: float) -> str:
+        """The ISO text of a whole number of units since 1970-01-01."""
+        return str(format_units(np.array([units], dtype=np.float64), self.unit)[0])
+
+    def to_units(self, s: pd.Series, row_offset: int = 0) -> np.ndarray:
+        """Whole units since 1970-01-01 of a column of dates (NaN where missing); unreadable text is refused."""
+        if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s) and not s.isna().all():
+            raise InputDataError(f"column '{self.name}' is a datetime column but holds numbers; give its values "
+                                 f"as ISO dates (2020-01-31) or date-times")
+        if pd.api.types.is_datetime64_any_dtype(s):
+            t = s
+        else:
+            text = s.map(lambda v: v.strip() if isinstance(v, str) else v)
+            t = pd.to_datetime(text, errors="coerce", format="ISO8601")
+            bad = t.isna().to_numpy() & text.notna().to_numpy() & (text.astype(str) != "").to_numpy()
+            if bad.any():
+                rows = (np.flatnonzero(bad)[:5] + row_offset).tolist()
+                raise InputDataError(
+                    f"column '{self.name}' is a datetime column but has {int(bad.sum())} value(s) that are not "
+                    f"ISO dates (first rows {rows}), e.g. {shorten_list(sorted(map(str, s[bad].unique()))[:5])}")
+        if getattr(t.dt, "tz", None) is not None:
+            t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+        ns = t.astype("datetime64[ns]")
+        out = np.full(len(ns), np.nan)
+        ok = ns.notna().to_numpy()
+        out[ok] = np.floor_divide(ns.to_numpy()[ok].view(np.int64), _NS[self.unit])
+        return out
+
+
+def format_units(v: np.ndarray, unit: str) -> np.ndarray:
+    """ISO texts of whole units since 1970-01-01 (None where ``v`` is NaN)."""
+    out = np.full(len(v), None, dtype=object)
+    ok = ~np.isnan(v)
+    t = np.rint(v[ok]).astype(np.int64).astype(f"datetime64[{UNITS[unit]}]")
+    out[ok] = np.datetime_as_string(t, unit=_SHOWN[unit])
+    return out
+
+
+def _bound_units(c: DatetimeColumn, bound: str, rounding) -> float:
+    """A datetime column's bound as whole units since 1970-01-01."""
+    v = getattr(c, bound)
+    if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+        return float(v) if not math.isfinite(v) else float(rounding(round(float(v), 9)))
+    try:
+        t = pd.Timestamp(v)
+    except (TypeError, ValueError, OverflowError):
+        t = None
+    if t is None or t is pd.NaT:
+        raise SchemaError(f"column '{c.name}': '{bound}' of a datetime column must be an ISO date such as "
+                          f"2020-01-31 (or a date-time), got {shorten(v)}")
+    if t.tzinfo is not None:
+        t = t.tz_convert("UTC").tz_localize(None)
+    ns = t.as_unit("ns").value
+    return float(rounding(ns / _NS[c.unit]) if ns % _NS[c.unit] else ns // _NS[c.unit])
+
+
+def datetime_from_dict(name: str, spec) -> DatetimeColumn:
+    """A :class:`DatetimeColumn` from its YAML form ``{type: datetime, lower, upper, step, missing, role}``."""
+    for k in ("lower", "upper"):
+        if k not in spec:
+            raise SchemaError(f"column '{name}': a datetime column needs '{k}' (a public bound, an ISO date)")
+    return DatetimeColumn(name=name, lower=spec["lower"], upper=spec["upper"], role=spec.get("role"),
+                          missing=spec.get("missing"), unit=spec.get("step", "day"))
+
+
+def dates_as_numbers(df: pd.DataFrame, schema) -> pd.DataFrame:
+    """``df`` with each datetime column of ``schema`` as whole units since 1970-01-01 (NaN where
+    missing), so that code comparing numeric columns (the evaluation) sees dates as numbers."""
+    cols = [c for c in schema.columns if isinstance(c, DatetimeColumn) and c.name in df.columns]
+    return df.assign(**{c.name: c.to_units(df[c.name]) for c in cols}) if cols else df
