@@ -16,6 +16,7 @@ from privrelease.audit import HalvedNoiseSource, TranscriptSource
 from privrelease.mechanisms import list_mechanisms
 from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
 from privrelease.release import build_mechanism, encoders
+from privrelease.release.construct import schema_facts
 
 DP = [m for m in list_mechanisms() if m.guarantee in ("epsilon-DP", "(epsilon,delta)-DP")]
 #: Noise that does not go through the draw API: blocki-jl's Gaussian JL matrix comes from the
@@ -35,6 +36,8 @@ def _run(cls, small_schema, small_df, source):
         if cls.name == "pca-gauss-supervised":
             params["pca_source"] = "public"
             y = X[:, 0] * 0.5 + 0.2
+    else:  # the public facts the release passes (n_classes, ...)
+        params = schema_facts(cls, small_schema, enc, lab, params)
     est = build_mechanism(cls.name, 1.0, delta, source, enc.domain, **params)
     est.fit(X, y)
     if cls.output_kind == "row-aligned":

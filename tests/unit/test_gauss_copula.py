@@ -181,11 +181,10 @@ def test_noisy_all_numeric_table_gives_the_whole_budget_to_the_mixture():
     assert Xs.shape == (100, 60) and Xs.min() >= 0 and Xs.max() <= 1
 
 
-@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4), (True, None, 5)])
+@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4)])
 def test_passes_over_the_input(labelled, declared, reads):
-    """An unlabelled table is read three times (cells, then the mixture's centre and moments), not four:
-    the number of classes is looked for only when there are labels and none is declared (then the cells
-    are counted again per class). With labels: + the within-class pass."""
+    """An unlabelled table is read three times (cells, then the mixture's centre and moments). With
+    labels: + the within-class pass."""
     from privrelease.engine.passes import ChunkPasses
 
     df, schema = _mixed(600)

@@ -194,6 +194,14 @@ class Mechanism(BaseEstimator):
             raise ParameterError(f"{name} must be in {rng}, got {value}")
         return int(value)
 
+    def _declared_classes(self) -> int:
+        """The declared ``n_classes`` for labelled data; refused when absent (never read from the labels:
+        the highest label code is a private fact that one relabelled record changes)."""
+        if getattr(self, "n_classes", None) is None:
+            raise ParameterError(f"{self.name} needs n_classes (the number of label levels, a public fact of the "
+                                 f"schema) to fit labelled data; it does not read it from the private labels")
+        return self._check_int(self.n_classes, "n_classes", 1)
+
     @staticmethod
     def _check_fraction(value, name):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value < 1):

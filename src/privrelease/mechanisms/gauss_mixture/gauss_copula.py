@@ -73,7 +73,8 @@ class GaussCopula(SyntheticMechanism):
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
-        Number of label levels (public; the release passes it from the schema).
+        Number of label levels (public; the release passes it from the schema). Required to
+        fit labelled data: it is never read from the labels.
     accounting : "auto", "gaussian" or "zcdp" (as for gauss-pca)
     domain : EncodedDomain or None
     rng : None, int, numpy Generator (or a privrelease RandomSource)
@@ -351,13 +352,7 @@ class GaussCopula(SyntheticMechanism):
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
         out = self._count_cells(passes, C)
         if out[1] and C is None:
-            # Without a declared number of classes the largest code is read from the data and the
-            # cells are counted again per class; the release always declares it (the schema's
-            # levels), so this extra pass is only for direct use with labels.
-            C = out[4]
-            self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
-                               "(not private)")
-            out = self._count_cells(passes, C)
+            C = self._declared_classes()  # raises: refused before any noise is drawn
         n, n_labelled, counts, label_counts, _ = out
         self._n_classes = C
         if n == 0:

@@ -24,8 +24,8 @@ from ...engine.stats import SufficientStats
 from ...errors import InputDataError, ParameterError
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options, PUBLIC_ARRAY, SHARES
-from .pca_parts import (_centre_pass_map, _centre_stats, _clipped_stats_map, _label_count_map, mean_direction_basis,
-                        mixture_from_moments, mixture_from_within, sample_mixture, shrink_covariances)
+from .pca_parts import (_centre_pass_map, _centre_stats, _clipped_stats_map, mean_direction_basis, mixture_from_moments,
+                        mixture_from_within, sample_mixture, shrink_covariances)
 from .pca_releases import (DEFAULT_COMPONENT_GRID, DEFAULT_COMPONENTS, DEFAULT_SELECTION_SHARE, DEFAULT_SPLIT,
                            DEFAULT_WITHIN_RADIUS_SHARE, PARTS, MixtureReleases)
 from .sensitivities import (COUNT_SENSITIVITY, centre_sensitivity, domain_radius, moment_sensitivity,
@@ -36,7 +36,7 @@ from .sensitivities import (COUNT_SENSITIVITY, centre_sensitivity, domain_radius
 __all__ = ["GaussPCA", "DEFAULT_COMPONENT_GRID", "DEFAULT_COMPONENTS", "DEFAULT_SELECTION_SHARE", "DEFAULT_SPLIT",
            "DEFAULT_WITHIN_RADIUS_SHARE", "PARTS", "COUNT_SENSITIVITY", "centre_sensitivity", "domain_radius",
            "moment_sensitivity", "residual_sensitivity", "sq_distance_sensitivity", "sum_sensitivity",
-           "mean_direction_basis", "_centre_pass_map", "_clipped_stats_map", "_label_count_map"]
+           "mean_direction_basis", "_centre_pass_map", "_clipped_stats_map"]
 
 
 
@@ -62,7 +62,9 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         Shares of the total zCDP rho for the parts ``centre, radius, basis, counts,
         sums, moments, residual`` (normalised to sum to 1; omitted parts keep their
         default share). Parts that a configuration does not use (counts without labels,
-        radius with a fixed radius, basis with a public basis) give their share to the others.
+        radius with a fixed radius, basis with a public basis, the residual variance when the
+        basis has all p dimensions, the within-class radius with one class) give their share
+        to the others.
     covariance : "class" or "pooled", default "class"
         One covariance per class, or one pooled within-class covariance.
     centring : "class" or "global", default "class"
@@ -87,7 +89,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         Candidates for ``n_components="select"``.
     selection_share : float in (0, 1), default 0.05
     n_classes : int or None
-        Number of label levels (public; the release passes it from the schema).
+        Number of label levels (public; the release passes it from the schema). Required to
+        fit labelled data: it is never read from the labels.
     row_norm_bound : float or None
         Public bound B on ``||x||_2`` of encoded rows (the schema's ``row_norm_bound``);
         rows are scaled into that ball first.
@@ -248,6 +251,14 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
             self._check_int(self.n_components, "n_components", 1, p)
         return select
 
+    def _possible_dimensions(self, p: int, select: bool) -> list[int]:
+        """Every basis dimension P this configuration can release (public: it does not read the data)."""
+        if self.basis is not None:
+            return [np.asarray(self.basis).shape[1]]
+        if select:
+            return [int(g) for g in self.component_grid if 1 <= int(g) <= p]
+        return [min(DEFAULT_COMPONENTS, p) if self.n_components is None else int(self.n_components)]
+
     def _validate(self, p: int, labelled: bool, radius_mode, one_pass: bool = False) -> dict:
         """The shares of rho per released part, after checking the parameters."""
         select = self._check_options(p)
@@ -263,11 +274,15 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0):
                     raise ParameterError(f"budget_split['{k}'] must be a number > 0, got {v!r}")
                 split[k] = float(v)
-        within = self.centring == "class" and labelled and not one_pass
+        # parts that do not run give their share to the others: the within-class pass needs two classes,
+        # the residual variance a basis smaller than p (every P the configuration allows is public)
+        within = self.centring == "class" and labelled and not one_pass and self._declared_classes() > 1
         if within:
             split["within_radius"] = split.get("within_radius", DEFAULT_WITHIN_RADIUS_SHARE)
         if not labelled:
             split.pop("counts")
+        if min(self._possible_dimensions(p, select)) >= p:
+            split.pop("residual")
         if radius_mode != "auto":
             split.pop("radius")
         if self.basis is not None:
@@ -318,8 +333,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
             raise InputDataError("the input has no records")
         n, s1, sq, labelled = first
         labelled = bool(labelled)
+        n_classes = self._declared_classes() if labelled else None
         self.fit_centre(int(n), s1, float(sq), labelled=labelled)
-        n_classes = self._n_classes_from_passes(passes) if labelled else None
         stats = passes.run(partial(_clipped_stats_map, centre=self.centre_, radius=self.radius_, bound=B,
                                    n_classes=n_classes), merge=SufficientStats.merge)
         self._passes = passes if (self.centring == "class" and labelled) else None
@@ -327,15 +342,6 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
             return self.fit_stats(stats)
         finally:
             self._passes = None
-
-    def _n_classes_from_passes(self, passes):
-        if self.n_classes is not None:
-            return self._check_int(self.n_classes, "n_classes", 1)
-        # Without a declared number of classes the largest code is read from the data; the
-        # release always passes the schema's level count, so this is only for direct use.
-        k = passes.run(_label_count_map, merge=max) or 0
-        self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
-        return k
 
     def fit_centre(self, n: int, s1: np.ndarray, sq_norm_sum: float | None, labelled: bool = False,
                    radius_mode=None, one_pass: bool = False):
@@ -412,6 +418,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
                 f"ball; these were computed with preprocessing {list(stats.preprocessing) or 'none'} (compute "
                 f"them with SufficientStats.from_matrix(X, preprocessing=mechanism.record_preprocessing()))")
         if one_pass:
+            if stats.classes:
+                self._declared_classes()  # before any noise is drawn
             # one pass on raw statistics: no clipping is possible, radius from the schema
             self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema",
                             one_pass=True)
@@ -430,7 +438,9 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         if stats.n != n:
             raise InputDataError(f"the two passes saw different numbers of records ({n} and {stats.n})")
         if self.labelled_ and stats.classes:
-            C = max(max(stats.classes) + 1, int(self.n_classes or 0))
+            C = self._declared_classes()
+            if max(stats.classes) >= C or min(stats.classes) < 0:
+                raise InputDataError(f"a label code is outside the declared {C} classes")
             cls = [stats.classes.get(c) or SufficientStats(p=p) for c in range(C)]
         else:
             C, cls = 1, [stats]

@@ -56,10 +56,6 @@ def _centre_pass_map(X, y, bound):
     return X.shape[0], X.sum(axis=0), float(np.einsum("ij,ij->", X, X)), int(y is not None)
 
 
-def _label_count_map(X, y):
-    return int(np.max(y)) + 1 if y is not None and len(y) else 0
-
-
 def _clipped_stats_map(X, y, centre, radius, bound, n_classes):
     """Pass 2 of one chunk: per-class statistics of the rows clipped around the DP centre."""
     Z = clip_rows(_checked_chunk(X), centre, radius, bound)
