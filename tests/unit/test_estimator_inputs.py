@@ -48,3 +48,43 @@ def test_budget_goes_only_to_statistics_that_run():
     assert "rho_mixture_residual" not in c.budget_split_
     assert sum(c.budget_split_.values()) == pytest.approx(c.rho_)
     assert GaussPCA(1.0, n_components=2, rng=0).fit(X).rho_split_["residual"] > 0  # P < p: it runs
+
+
+def _multi_hot_pair():
+    """One numeric column and one categorical block of three levels; the neighbour's record is multi-hot."""
+    from privrelease.schema.encoding import EncodedDomain
+
+    dom = EncodedDomain(p=4, numeric=(0,), blocks=((1, 4),))
+    X = np.zeros((100, 4))
+    X[:, 0], X[:, 1] = 0.5, 1.0
+    bad = X.copy()
+    bad[0] = [1.0, 0.0, 1.0, 1.0]  # moves the centre's sum by sqrt(0.25 + 3) = 1.80 > sqrt(1 + 2) = 1.73
+    return dom, X, bad
+
+
+@pytest.mark.parametrize("how", ["fit", "fit_passes"])
+@pytest.mark.parametrize("cls", [GaussPCA, GaussCopula])
+def test_multi_hot_rows_are_refused_by_the_estimators(cls, how):
+    """The calibrated sensitivities assume one-hot blocks; the estimators check them themselves, in memory
+    and in every streamed chunk (not only the release pipeline's encoder), before any noise is drawn."""
+    dom, X, bad = _multi_hot_pair()
+    src = TranscriptSource(0)
+    m = cls(1.0, domain=dom, rng=src)
+    with pytest.raises(InputDataError, match="not one-hot in the categorical block of columns 1..3") as err:
+        m.fit(bad) if how == "fit" else m.fit_passes(lambda: iter([(X[50:], None), (bad[:50], None)]))
+    assert "\n" not in str(err.value) and src.draws == []
+    assert cls(1.0, domain=dom, rng=0).fit(X).privacy_cost_.epsilon == 1.0
+
+
+def test_every_mechanism_checks_one_hot_blocks():
+    from privrelease.mechanisms.base import check_one_hot
+
+    check_one_hot(np.array([[0.3, 1.0, 0.0], [0.2, 0.0, 1.0]]), ((1, 3),))
+    for row in ([0.3, 1.0, 1.0], [0.3, 0.0, 0.0]):
+        with pytest.raises(InputDataError, match="not one-hot"):
+            check_one_hot(np.array([row]), ((1, 3),))
+    from privrelease.mechanisms.baselines.laplace import LaplaceIdentity
+
+    dom, X, bad = _multi_hot_pair()
+    with pytest.raises(InputDataError, match="not one-hot"):
+        LaplaceIdentity(1.0, domain=dom, rng=0).fit(bad)

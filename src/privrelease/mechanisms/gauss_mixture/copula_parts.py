@@ -22,6 +22,7 @@ from ...dp.rounding import largest_remainder
 from ...engine.passes import add
 from ...errors import InputDataError
 from ...noise.counter import counter_uniforms_at
+from ..base import check_one_hot
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
@@ -233,13 +234,14 @@ def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator
 
 
 # ---- the per-chunk maps (module level and picklable: they run on Dask workers) ---------------
-def check_encoded(X, p: int) -> np.ndarray:
-    """A finite 2-d chunk of ``p`` encoded columns in [0, 1]."""
+def check_encoded(X, p: int, blocks=()) -> np.ndarray:
+    """A finite 2-d chunk of ``p`` encoded columns in [0, 1], one-hot in the categorical ``blocks``."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != p or not np.all(np.isfinite(X)):
         raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
     if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
         raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+    check_one_hot(X, blocks)
     return X
 
 
@@ -276,7 +278,7 @@ class CellCounter:
         return self.n_classes if (self.n_classes or 0) > 1 else 1
 
     def __call__(self, X, y):
-        X = check_encoded(X, self.p)
+        X = check_encoded(X, self.p, self.blocks)
         G, rows = self.groups, X.shape[0]
         g = np.zeros(rows, dtype=np.int64)
         label = None

@@ -22,6 +22,7 @@ from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...engine.stats import SufficientStats
 from ...errors import InputDataError, ParameterError
+from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options, PUBLIC_ARRAY, SHARES
 from .pca_parts import (_centre_pass_map, _centre_stats, _clipped_stats_map, mean_direction_basis, mixture_from_moments,
@@ -328,7 +329,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         chunks are; the noise is added here, on the merged sums. Memory O(C p^2).
         """
         B = self.row_norm_bound
-        first = passes.run(partial(_centre_pass_map, bound=B))
+        blocks = self.domain.blocks if isinstance(self.domain, EncodedDomain) else ()  # checked in every chunk
+        first = passes.run(partial(_centre_pass_map, bound=B, blocks=blocks))
         if first is None or first[0] == 0:
             raise InputDataError("the input has no records")
         n, s1, sq, labelled = first
@@ -336,7 +338,7 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         n_classes = self._declared_classes() if labelled else None
         self.fit_centre(int(n), s1, float(sq), labelled=labelled)
         stats = passes.run(partial(_clipped_stats_map, centre=self.centre_, radius=self.radius_, bound=B,
-                                   n_classes=n_classes), merge=SufficientStats.merge)
+                                   n_classes=n_classes, blocks=blocks), merge=SufficientStats.merge)
         self._passes = passes if (self.centring == "class" and labelled) else None
         try:
             return self.fit_stats(stats)
