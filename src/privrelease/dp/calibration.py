@@ -24,15 +24,17 @@ This is a DP primitive below both the mechanisms (which need it at fit time to c
 their noise) and :mod:`privrelease.accounting.zcdp` (which re-exports it and adds the
 reporting conversions).
 
-Three accounting modes (``mode``):
+Two accounting modes (``mode``; :func:`accounting_mode` chooses ``"zcdp"`` for every
+release unless a seeded experiment asks for ``"gaussian"``), and the selection step:
 
-* ``"gaussian"`` (continuous Gaussian noise, the seeded source). A composition of
+* ``"gaussian"`` (continuous Gaussian noise only: seeded experiments that ask for it). A composition of
   Gaussian mechanisms with total ``rho`` has exactly the privacy profile of one
   Gaussian mechanism with noise multiplier ``1 / sqrt(2 rho)`` (the privacy loss of
   each is a Gaussian random variable; Gaussian differential privacy composes as
   ``mu = sqrt(sum mu_i^2)``, Dong, Roth and Su 2022, Cor. 3.3). The tight
-  ``(epsilon, delta)`` is that single Gaussian's (Balle and Wang 2018), computed by
-  ``dp_accounting.get_sigma_gaussian`` / its PLD accountant.
+  ``(epsilon, delta)`` is that single Gaussian's (Balle and Wang 2018), calibrated by
+  bisection on its exact formula (:func:`analytic_gaussian_multiplier`), or with
+  ``dp_accounting``'s PLD accountant when a selection step is composed.
 * ``"zcdp"`` (any rho-zCDP mechanism, e.g. the discrete Gaussian of the secure
   source, which is ``Delta^2 / (2 sigma^2)``-zCDP for integer shifts: Canonne, Kamath
   and Steinke 2020, Thm. 14). Converted with ``dp_accounting``'s RDP accountant on a
@@ -139,6 +141,23 @@ def calibrate_rho(epsilon: float, delta: float, mode: str = "gaussian", selectio
         if hi - lo <= 1e-4 * hi:
             break
     return lo
+
+
+def accounting_mode(accounting: str, secure: bool) -> str:
+    """The accounting a Gaussian-mechanism release uses: ``"auto"`` is ``"zcdp"`` for every source.
+
+    The secure source's grid-snapped discrete Gaussian is proven ``rho``-zCDP (Canonne, Kamath and
+    Steinke 2020), not to have the continuous Gaussian's exact privacy profile, so a real release
+    converts through zCDP; a seeded run calibrates the same way, so that its noise (and every
+    number measured on it) is the noise of a real release. ``"gaussian"`` (the tight profile of
+    continuous noise) may be chosen for seeded experiments only.
+    """
+    if accounting not in ("auto",) + MODES:
+        raise ParameterError(f"accounting must be 'auto' or one of {MODES}, got {accounting!r}")
+    if accounting == "gaussian" and secure:
+        raise ParameterError("accounting='gaussian' holds for continuous Gaussian noise (seeded experiments); the "
+                             "secure source's discrete Gaussian noise is accounted in zCDP (accounting='auto')")
+    return "zcdp" if accounting == "auto" else accounting
 
 
 def zcdp_noise_multiplier(rho_part: float) -> float:

@@ -20,7 +20,7 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ...dp.calibration import accounting_mode, calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...errors import InputDataError, ParameterError
@@ -231,9 +231,7 @@ class GaussCopula(SyntheticMechanism):
         return eps, delta
 
     def _calibrate(self, eps: float, delta: float, share: float):
-        mode = self.accounting
-        if mode == "auto":
-            mode = "zcdp" if self.source_.secure else "gaussian"
+        mode = accounting_mode(self.accounting, self.source_.secure)
         self.accounting_mode_ = mode
         if math.isinf(eps):
             self.rho_ = math.inf
@@ -384,8 +382,7 @@ class GaussCopula(SyntheticMechanism):
         is left (an all-numeric table), the whole budget goes to the mixture.
         """
         eps, delta = self._eps_delta
-        mode = "zcdp" if (self.accounting == "zcdp" or (self.accounting == "auto" and self.source_.secure)) \
-            else "gaussian"
+        mode = accounting_mode(self.accounting, self.source_.secure)
         rho_h = math.inf if math.isinf(eps) else split_budget(eps, delta, mode, float(self.marginal_share))[1]
         nm = zcdp_noise_multiplier(rho_h)
         n_feat = len(counts)

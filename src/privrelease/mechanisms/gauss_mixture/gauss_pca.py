@@ -17,7 +17,7 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import calibrate_rho, epsilon_for
+from ...dp.calibration import accounting_mode, calibrate_rho, epsilon_for
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...engine.stats import SufficientStats
@@ -96,8 +96,10 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         Public bound B on ``||x||_2`` of encoded rows (the schema's ``row_norm_bound``);
         rows are scaled into that ball first.
     accounting : "auto", "gaussian" or "zcdp"
-        ``"auto"``: the tight Gaussian profile for continuous Gaussian noise (seeded
-        source), the zCDP conversion for the secure source's discrete Gaussian noise.
+        ``"auto"`` (= ``"zcdp"``): the zCDP conversion, proven for the secure source's
+        discrete Gaussian noise and used by seeded runs too, so that they measure the noise a
+        real release adds. ``"gaussian"``: the tight profile of continuous Gaussian noise, for
+        seeded experiments only (refused with the secure source).
     domain : EncodedDomain or None
     rng : None, int or numpy.random.Generator
 
@@ -297,9 +299,7 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         return shares
 
     def _calibrate(self, eps: float, delta: float, shares: dict) -> tuple[float, str]:
-        mode = self.accounting
-        if mode == "auto":
-            mode = "zcdp" if self.source_.secure else "gaussian"
+        mode = accounting_mode(self.accounting, self.source_.secure)
         if math.isinf(eps):
             return math.inf, mode
         return calibrate_rho(eps, delta, mode, float(shares.get("selection", 0.0))), mode
