@@ -146,7 +146,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
        ``u(P) = tr(V_P^T A V_P) - 2 C P^{3/2} sigma_m`` (captured energy of the clipped rows
        minus the expected spectral error of the C per-class moment releases, a
        data-independent penalty); ``||V_P^T z||^2`` lies in [0, R^2], so the utility's
-       sensitivity is ``R^2``; Gumbel-max sampling; ``eps_sel = sqrt(8 rho_sel)``.
+       sensitivity is ``R^2``; exact sampling (:mod:`privrelease.dp.selection`);
+       ``eps_sel = sqrt(8 rho_sel)``.
     6. Per-class statistics: counts (sensitivity ``sqrt(2)``: a class change moves two
        counts; skipped without labels, n being public) and stacked class sums of the
        clipped rows ``z_i`` in the full space (``2 R``, :func:`sum_sensitivity`), both
