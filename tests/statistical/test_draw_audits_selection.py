@@ -259,7 +259,7 @@ def audit_diffgen_split(factor, trials, seed):
 SELECTIONS = {"exponential": (audit_exponential, 200_000, 1_000_000), "blr": (audit_blr, 10_000, 40_000),
               "gauss-pca-select": (audit_gauss_pca_select, 4_000, 20_000),
               "diffgen-specialise": (audit_diffgen_specialise, 4_000, 20_000),
-              "diffgen-split": (audit_diffgen_split, 6_000, 20_000)}
+              "diffgen-split": (audit_diffgen_split, 15_000, 40_000)}
 
 
 def check_selection(name, trials, seed):

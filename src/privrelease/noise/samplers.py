@@ -175,9 +175,11 @@ class RandomSource(ABC):
         finally:
             self._value_bound = previous
 
-    @abstractmethod
     def words(self, n: int) -> np.ndarray:
-        """``n`` independent uniform 64-bit words (uint64): the raw bits of exact samplers."""
+        """``n`` independent uniform 64-bit words (uint64): the raw bits of exact samplers (selections).
+
+        Both sources implement it; a source written only to wrap additive noise need not."""
+        raise NotImplementedError(f"{type(self).__name__} draws no random words (no selection from it)")
 
     def exponential_choice(self, scores, rate: float, base=None) -> np.ndarray:
         """Per row of ``scores`` (rows x candidates), index k drawn with probability exactly proportional
