@@ -29,6 +29,7 @@ from privrelease.audit import audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
 
 from test_audit_gauss_pca import RecordingSource
+from pca_audit_helpers import AUDITED_ACCOUNTING
 
 N, BINS, SHARE, DELTA = 1000, 4, 0.99, 1e-5  # n large enough that the public rule releases the numeric histogram
 CELL_A, CELL_B = 1, 4  # cells of 0.1 and 0.9 (atom at 0, 4 intervals, atom at 1); others sit at 0.4 -> cell 2
@@ -64,7 +65,7 @@ def batch(eps, labelled=False, make_passes=in_memory):
         passes = make_passes(data)
         for i in range(k):
             src = RecordingSource(rng)
-            m = gc.GaussCopula(eps, DELTA, marginal_share=SHARE, bins=BINS, rng=src,
+            m = gc.GaussCopula(eps, DELTA, accounting=AUDITED_ACCOUNTING, marginal_share=SHARE, bins=BINS, rng=src,
                                n_classes=2 if labelled else None, by_label=True)
             m.fit_marginals(passes, p=1)
             assert m.cells_ and m.groups_ == (2 if labelled else 1), "the witness must release the histogram"
