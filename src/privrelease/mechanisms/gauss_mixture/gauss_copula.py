@@ -18,7 +18,7 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ...dp.calibration import accounting_mode, calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...errors import DataWarning, InputDataError, ParameterError
@@ -73,7 +73,8 @@ class GaussCopula(SyntheticMechanism):
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
-        Number of label levels (public; the release passes it from the schema).
+        Number of label levels (public; the release passes it from the schema). Required to
+        fit labelled data: it is never read from the labels.
     accounting : "auto", "gaussian" or "zcdp" (as for gauss-pca)
     domain : EncodedDomain or None
     rng : None, int, numpy Generator (or a privrelease RandomSource)
@@ -243,9 +244,7 @@ class GaussCopula(SyntheticMechanism):
         return eps, delta
 
     def _calibrate(self, eps: float, delta: float, share: float):
-        mode = self.accounting
-        if mode == "auto":
-            mode = "zcdp" if self.source_.secure else "gaussian"
+        mode = accounting_mode(self.accounting, self.source_.secure)
         self.accounting_mode_ = mode
         if math.isinf(eps):
             self.rho_ = math.inf
@@ -380,13 +379,7 @@ class GaussCopula(SyntheticMechanism):
         self.notes_ = []
         out = self._count_cells(passes, C)
         if out[1] and C is None:
-            # Without a declared number of classes the largest code is read from the data and the
-            # cells are counted again per class; the release always declares it (the schema's
-            # levels), so this extra pass is only for direct use with labels.
-            C = out[4]
-            self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
-                               "(not private)")
-            out = self._count_cells(passes, C)
+            C = self._declared_classes()  # raises: refused before any noise is drawn
         n, n_labelled, counts, label_counts, _ = out
         self._n_classes = C
         if n == 0:
@@ -411,8 +404,7 @@ class GaussCopula(SyntheticMechanism):
         """Which groups and tree levels, from public quantities only (:func:`plan_cells`); the exact
         leaf counts are kept (summed over the classes when not per class)."""
         eps, delta = self._eps_delta
-        mode = "zcdp" if (self.accounting == "zcdp" or (self.accounting == "auto" and self.source_.secure)) \
-            else "gaussian"
+        mode = accounting_mode(self.accounting, self.source_.secure)
         rho_h = math.inf if math.isinf(eps) else split_budget(eps, delta, mode, float(self.marginal_share))[1]
         n_cat = len(counts) - len(self.cells_)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
