@@ -70,10 +70,12 @@ def test_release_contract(cls, small_schema, small_df):
 def test_estimator_contract(cls, small_schema, small_df):
     eps, delta, params = _kwargs(cls)
     from privrelease.release import encoders
+    from privrelease.release.construct import schema_facts
 
     enc, lab = encoders(small_schema, cls)
     X = enc.encode(small_df).X
     y = lab.encode(small_df).X.argmax(1) if lab is not None else None
+    params = schema_facts(cls, small_schema, enc, lab, params)  # the public facts the release passes (n_classes, ...)
     est = build_mechanism(cls.name, eps, delta, 3, enc.domain, **params)
     before = est.get_params(deep=False)
     assert est.fit(X, y) is est

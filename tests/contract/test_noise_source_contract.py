@@ -5,7 +5,7 @@ mechanism's noise transcript (:class:`~privrelease.audit.TranscriptSource`) and
 build mutants by halving one draw (:class:`~privrelease.audit.HalvedNoiseSource`).
 These checks hold for every registered (epsilon, delta)- or epsilon-DP mechanism: its fit
 (and, for row-aligned output, its transform) makes noise draws through the source, and
-halving draw k changes draw k's noise scale (or Gumbel draws) by exactly one half while the
+halving draw k changes draw k's noise scale (or a selection's rate is doubled) while the
 draws before it are unchanged.
 """
 
@@ -16,6 +16,7 @@ from privrelease.audit import HalvedNoiseSource, TranscriptSource
 from privrelease.mechanisms import list_mechanisms
 from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
 from privrelease.release import build_mechanism, encoders
+from privrelease.release.construct import schema_facts
 
 DP = [m for m in list_mechanisms() if m.guarantee in ("epsilon-DP", "(epsilon,delta)-DP")]
 #: Noise that does not go through the draw API: blocki-jl's Gaussian JL matrix comes from the
@@ -35,6 +36,8 @@ def _run(cls, small_schema, small_df, source):
         if cls.name == "pca-gauss-supervised":
             params["pca_source"] = "public"
             y = X[:, 0] * 0.5 + 0.2
+    else:  # the public facts the release passes (n_classes, ...)
+        params = schema_facts(cls, small_schema, enc, lab, params)
     est = build_mechanism(cls.name, 1.0, delta, source, enc.domain, **params)
     est.fit(X, y)
     if cls.output_kind == "row-aligned":
@@ -69,8 +72,8 @@ def test_halving_one_draw_changes_only_that_draw(cls, small_schema, small_df):
             assert np.array_equal(a.output, b.output)
         a, b = ref[k], got[k]
         assert a.kind == b.kind
-        if a.kind == "gumbel":
-            assert np.allclose(b.output, a.output / 2)
+        if a.kind == "selection":
+            assert b.param == a.param and np.array_equal(b.value, a.value)  # the mechanism's rate is untouched
         else:
             assert b.sensitivity == a.sensitivity  # the mechanism's calibration is untouched ...
             assert b.scale == pytest.approx(a.scale / 2)  # ... only the noise is halved

@@ -52,3 +52,83 @@ def test_dp_draft_over_budget_is_refused_and_prints_nothing(tmp_path, capsys):
 def test_dp_options_without_epsilon_are_refused(tmp_path, capsys):
     code, out, err = run_cli(["schema", "draft", str(_data(tmp_path)), "--range", "0,1"], capsys)
     assert code == 2 and "give --epsilon" in err
+
+
+def _messy(tmp_path, n=3000):
+    """A table as users have them: missing spellings, a date, an identifier, an all-empty column."""
+    rng = np.random.default_rng(1)
+    age = rng.integers(18, 90, n).astype(object)
+    age[:60] = "NA"
+    job = rng.choice(["clerk", "nurse", "?"], n)
+    df = pd.DataFrame({"id": np.arange(n), "age": age, "job": job, "empty": [""] * n,
+                       "visit": pd.date_range("2022-01-01", periods=n, freq="6h").strftime("%Y-%m-%d"),
+                       "y": rng.choice(["no", "yes"], n)})
+    path = tmp_path / "messy.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_non_private_draft_writes_missing_values_dates_and_leaves_out_ids_and_empty_columns(tmp_path, capsys):
+    code, out, err = run_cli(["schema", "draft", str(_messy(tmp_path)), "--label", "y"], capsys)
+    assert code == 0, err
+    s = yaml.safe_load(out)
+    assert set(s["columns"]) == {"age", "job", "visit", "y"} and set(s["na_values"]) == {"NA", "?"}
+    assert s["columns"]["age"] == {"type": "numeric", "lower": 10.0, "upper": 90.0, "integer": True,
+                                   "missing": "allowed"}
+    assert s["columns"]["job"]["categories"] == ["clerk", "nurse", "(missing)"]
+    assert s["columns"]["job"]["missing"] == "(missing)"
+    assert s["columns"]["visit"] == {"type": "datetime", "lower": "2022-01-01", "upper": "2024-01-20", "step": "day"}
+    assert "column 'id' left out" in err and "column 'empty' left out" in err
+
+
+def test_dp_draft_with_stated_kinds_and_declared_levels(tmp_path, capsys):
+    levels = tmp_path / "levels.yaml"
+    levels.write_text("y: ['no', 'yes']\n")
+    code, out, err = run_cli(["schema", "draft", str(_messy(tmp_path)), "--label", "y", "--epsilon", "3",
+                              "--integer", "age", "--categorical", "job", "--datetime", "visit", "--levels",
+                              str(levels), "--seed", "0"], capsys)
+    assert code == 0, err
+    s = yaml.safe_load(out)
+    assert s["columns"]["y"]["categories"] == ["no", "yes", "(other)"] and s["columns"]["y"]["role"] == "label"
+    assert s["columns"]["age"]["integer"] is True and s["columns"]["visit"]["type"] == "datetime"
+    assert s["provenance"]["stated"] == {"id": "identifier", "age": "integer", "job": "categorical",
+                                         "visit": "datetime", "y": "categorical"}
+    assert s["provenance"]["per_column"]["epsilon"] == 0.75  # age, job, visit, empty spend; id and y do not
+    assert "column 'id' left out" in err
+
+
+def test_dp_draft_refuses_a_column_stated_twice_and_charges_nothing(tmp_path, capsys):
+    ledger = tmp_path / "b.sqlite"
+    code, out, err = run_cli(["schema", "draft", str(_data(tmp_path)), "--epsilon", "1", "--numeric", "age",
+                              "--categorical", "age", "--ledger", str(ledger), "--dataset-id", "d"], capsys)
+    assert code == 2 and out == "" and "two kinds" in err
+    assert not ledger.exists() or "epsilon_spent\": 0" in run_cli(["ledger", "show", str(ledger), "--json"], capsys)[1]
+
+
+def test_a_release_refuses_a_label_with_one_level_and_charges_nothing(tmp_path, capsys):
+    data, ledger = _data(tmp_path), tmp_path / "budget.sqlite"
+    schema = tmp_path / "schema.yaml"
+    schema.write_text(yaml.safe_dump({"columns": {
+        "age": {"type": "numeric", "lower": 20, "upper": 70},
+        "y": {"type": "categorical", "categories": ["(other)"], "other": "(other)", "role": "label"}}}))
+    code, out, err = run_cli(["release", str(data), "--schema", str(schema), "-e", "1", "--out",
+                              str(tmp_path / "r.csv"), "--ledger", str(ledger), "--dataset-id", "d", "--budget", "3"],
+                             capsys)
+    assert code == 2 and "label column 'y'" in err and "at least two classes" in err
+    assert [ln.startswith("error:") for ln in err.splitlines()].count(True) == 1 and not (tmp_path / "r.csv").exists()
+    if ledger.exists():
+        _, shown, _ = run_cli(["ledger", "show", str(ledger), "--json"], capsys)
+        assert all(d["epsilon_spent"] == 0 for d in json.loads(shown))
+
+
+def test_a_parquet_files_declared_types_are_stated_facts(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"age": rng.integers(20, 71, 3000), "score": rng.uniform(0, 1, 3000),
+                       "y": rng.choice(["no", "yes"], 3000)})
+    path = tmp_path / "d.parquet"
+    df.to_parquet(path)
+    code, out, err = run_cli(["schema", "draft", str(path), "--label", "y", "--epsilon", "4", "--seed", "0"], capsys)
+    assert code == 0, err
+    s = yaml.safe_load(out)
+    assert s["provenance"]["stated"] == {"age": "integer", "score": "numeric", "y": "categorical"}
+    assert s["columns"]["age"]["integer"] is True and "integer" not in s["columns"]["score"]

@@ -263,7 +263,7 @@ def test_ctrl_c_during_a_dp_schema_draft_cancels_its_charge(tmp_path, capsys, mo
 
     def interrupt(*a, **k):
         raise KeyboardInterrupt
-    monkeypatch.setattr(draft, "dp_draft_schema", interrupt)
+    monkeypatch.setattr(draft, "dp_draft", interrupt)
     data = tmp_path / "small.csv"
     pd.read_csv(example_paths("adult")[0], nrows=500, dtype=str).to_csv(data, index=False)
     led_path = tmp_path / "budget.sqlite"

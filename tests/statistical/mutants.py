@@ -105,7 +105,11 @@ MUTANTS = [
            histogram_sensitivity_as(lambda d: _ROOT2), ci=True),
     Mutant("histograms noised with the whole budget", "marginals (3 columns)", histograms_with_whole_budget, ci=True),
     Mutant("histograms noised with the whole budget", "total", histograms_with_whole_budget),
-    Mutant("mixture calibrated with the whole budget", "total", mixture_with_whole_budget, ci=True),
+    # On the whole-release pair the mixture's statistics move by part of their sensitivity only, so the
+    # total audit separates this mutant by a hair (mu 0.54 against 0.53); the per-statistic audit of
+    # the sums, whose claim is the unchanged split's, sees it plainly.
+    Mutant("mixture calibrated with the whole budget", "total", mixture_with_whole_budget),
+    Mutant("mixture calibrated with the whole budget", "mixture sums", mixture_with_whole_budget, ci=True),
     Mutant("label histogram left out of d", "marginals (+ label histogram)",
            histogram_sensitivity_as(lambda d: math.sqrt(2.0 * max(d - 1, 1))), ci=True),
     Mutant("per-class histograms noise x0.5", "marginals (per class)", scale_noise("marginals_std")),

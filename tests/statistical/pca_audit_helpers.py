@@ -18,6 +18,12 @@ try:  # pragma: no cover - depends on which foundation modules are present
 except ImportError:  # pragma: no cover
     _audit = None
 
+#: The accounting the gauss-pca / gauss-copula audits run: the tight profile of continuous Gaussian noise
+#: (seeded runs only). Releases calibrate with the zCDP conversion, which adds more noise for the same
+#: claim (docs/derivations.md), so the audits check the tightest calibration the code can make and their
+#: events (thresholds from ``calibrate_rho(eps, delta)``, the "gaussian" mode) stay as designed.
+AUDITED_ACCOUNTING = "gaussian"
+
 #: Noise factor of the runs: 1 for the real mechanism, 0.5 for the halved-noise mutant.
 NOISE = {"factor": 1.0}
 

@@ -29,6 +29,7 @@ from privrelease.audit import audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
 
 from test_audit_gauss_pca import RecordingSource
+from pca_audit_helpers import AUDITED_ACCOUNTING
 
 N, SHARE, DELTA = 1000, 0.99, 1e-5
 # one level of 6 cells (atom at 0, 4 intervals, atom at 1; branching above 6): the round-1 histogram
@@ -67,7 +68,7 @@ def batch(eps, labelled=False, make_passes=in_memory):
         passes = make_passes(data)
         for i in range(k):
             src = RecordingSource(rng)
-            m = gc.GaussCopula(eps, DELTA, marginal_share=SHARE, rng=src,
+            m = gc.GaussCopula(eps, DELTA, accounting=AUDITED_ACCOUNTING, marginal_share=SHARE, rng=src,
                                n_classes=2 if labelled else None, by_label=True, **CELLS)
             m.fit_marginals(passes, p=1)
             assert m.cells_ and m.groups_ == (2 if labelled else 1), "the witness must release the histogram"

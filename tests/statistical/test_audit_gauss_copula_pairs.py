@@ -147,7 +147,7 @@ def select_batch(eps, make_passes, est):
 
 def measure_event(eps):
     """stat >= d1 mean + 3 mutant stds: fixed from the design before any run."""
-    rho = pairs_mod.split_with_pairs(eps, DELTA, "gaussian", 0.5, SHARE, 1)[4]
+    rho = pairs_mod.split_with_pairs(eps, DELTA, "zcdp", 0.5, SHARE, 1)[4]  # "auto" accounting is zCDP
     std_real = 2.0 / math.sqrt(2.0 * rho)
     thr = -1.0 + 3.0 * std_real / 2.0
     return lambda stats: np.asarray(stats) >= thr

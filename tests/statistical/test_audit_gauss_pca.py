@@ -32,6 +32,7 @@ import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
 from privrelease.audit import HalvedNoiseSource, audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
 from privrelease.noise.samplers import RandomSource, SeededSource
+from pca_audit_helpers import AUDITED_ACCOUNTING
 
 PARTS = ("centre", "radius", "basis", "counts", "sums", "moments", "residual")
 
@@ -83,7 +84,7 @@ def centre_batch(eps, factor=1.0):
     """k centre releases; ``factor`` < 1: the mutant (fit_centre with the schema radius makes one draw, the centre)."""
     def batch(X, rng, k):
         src = rng if factor == 1 else HalvedNoiseSource(rng, factor=factor)
-        m = gp.GaussPCA(epsilon=eps, n_components=1, clip_radius="schema", budget_split=_split("centre"), rng=src)
+        m = gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=eps, n_components=1, clip_radius="schema", budget_split=_split("centre"), rng=src)
         s1, sq = X.sum(axis=0), float((X**2).sum())
         return np.array([m.fit_centre(len(X), s1, sq).centre_[0] for _ in range(k)])
 
@@ -144,7 +145,7 @@ def basis_batch(eps, factor=1.0):
                 src = HalvedNoiseSource(src, draw=BASIS_DRAW, factor=factor)
             split = _split("basis")
             split["centre"] = 0.05
-            m = gp.GaussPCA(epsilon=eps, n_components=2, clip_radius=R, budget_split=split, rng=src).fit(X)
+            m = gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=eps, n_components=2, clip_radius=R, budget_split=split, rng=src).fit(X)
             # releases: centre, sums (2 values), basis [A11, A12, A22], moments
             rec = src if factor == 1 else src.inner
             A = rec.releases[BASIS_DRAW].ravel()

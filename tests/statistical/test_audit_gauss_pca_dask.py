@@ -33,6 +33,7 @@ from privrelease.audit import HalvedNoiseSource, audit_epsilon  # noqa: E402
 from privrelease.schema import Encoder, Schema  # noqa: E402
 from test_audit_gauss_pca import (BASIS_DRAW, N_BASIS, Q, R, RecordingSource, _split, basis_event,  # noqa: E402
                                   basis_pair, centre_event, centre_pair)
+from pca_audit_helpers import AUDITED_ACCOUNTING  # noqa: E402
 
 
 def _schema(p: int) -> Schema:
@@ -77,7 +78,7 @@ def _centre_batch(tables, eps, factor=1.0):
     def batch(X, rng, k):
         n, s1, sq, _ = tables[id(X)].first
         src = rng if factor == 1 else HalvedNoiseSource(rng, factor=factor)
-        m = gp.GaussPCA(epsilon=eps, n_components=1, clip_radius="schema", budget_split=_split("centre"), rng=src)
+        m = gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=eps, n_components=1, clip_radius="schema", budget_split=_split("centre"), rng=src)
         return np.array([m.fit_centre(n, s1, sq).centre_[0] for _ in range(k)])
 
     return batch
@@ -109,7 +110,7 @@ def _basis_batch(tables, eps, factor=1.0):
         for _ in range(k):
             src = RecordingSource(rng)
             src = src if factor == 1 else HalvedNoiseSource(src, draw=BASIS_DRAW, factor=factor)
-            m = gp.GaussPCA(epsilon=eps, n_components=2, clip_radius=R, budget_split=split, rng=src)
+            m = gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=eps, n_components=2, clip_radius=R, budget_split=split, rng=src)
             runs.append((m.fit_centre(n, s1, sq), src if factor == 1 else src.inner))
         out = np.empty(k)
         for i, ((m, rec), stats) in enumerate(zip(runs, table.clipped([m.centre_ for m, _ in runs], m.radius_))):

@@ -82,7 +82,7 @@ def test_diffgen_split_point_audit_and_doubled_epsilon_mutant(monkeypatch):
     """The root split point is an eps'-DP exponential mechanism (eps' = 2 here): replacing the record
     at 0.51 by one at 0.01 moves the InfoGain-1 interval from (0.50, 0.51] to (0.01, 0.50], so splits in
     (0.50, 0.51] are likelier on the first dataset (exact loss ln(e (0.49 e + 0.51) / (0.01 e + 0.99))
-    = 1.59 <= 2). The mutant that runs the mechanism at 2 eps' (half the Gumbel noise) reaches 3.36
+    = 1.59 <= 2). The mutant that runs the mechanism at 2 eps' (half the temperature) reaches 3.36
     and is caught."""
     d0, d1 = _split_data(0.51), _split_data(0.01)
     res = audit_epsilon(batch=_split_batch, d0=d0, d1=d1, event=_in_narrow_gain_interval, trials=6000, seed=0)

@@ -17,12 +17,15 @@ disappears); a halved-noise mutant (scale b/2, same threshold) realises 2 epsilo
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
+import privrelease.dp.draft as draft
 import privrelease.dp.partition as part
 import privrelease.dp.quantiles as quant
 from privrelease.audit import audit_epsilon
 from privrelease.noise import make_source
+from privrelease.schema.values import StatedFacts
 
 EPS = 2.0
 GRID = np.array([0.0, 1.0])
@@ -101,3 +104,140 @@ def test_a_level_held_by_one_record_is_kept_with_probability_below_delta():
     """The delta part: a level only one dataset holds (count 1) is kept with probability delta0 < delta."""
     keep = part.keep_mask([1], EPS, DELTA, make_source(0), size=200_000)
     assert keep.mean() < DELTA
+
+
+# ---- the scale step: a magnitude histogram with a threshold (privrelease.dp.quantiles.approx_range) ----
+# One record moves from bin [2, 4) to bin [1, 2); both counts straddle the threshold, so the
+# event "output range [1, 2)" (bin [1, 2) kept, bin [2, 4) dropped) has the exact loss 2/b = epsilon.
+
+def _scale_pair():
+    tau = quant.scale_threshold(EPS)
+    ca, cb = math.floor(tau) - 1, math.ceil(tau) + 1
+    return np.r_[np.ones(ca), 2 * np.ones(cb)], np.r_[np.ones(ca + 1), 2 * np.ones(cb - 1)]
+
+
+def _scale_audit(seed, trials):
+    d0, d1 = _scale_pair()
+    return audit_epsilon(run=lambda d, rng: float(quant.approx_range(d, EPS, make_source(rng))[:2] == (1.0, 2.0)),
+                         d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
+
+
+PRIMITIVE_TRIALS = [pytest.param(50_000, marks=pytest.mark.slow, id="full"),
+                    pytest.param(20_000, marks=[pytest.mark.slow, pytest.mark.ci_slice], id="slice")]
+
+
+@pytest.mark.parametrize("trials", PRIMITIVE_TRIALS)
+def test_scale_audit_and_halved_noise_mutant(monkeypatch, trials):
+    res = _scale_audit(0, trials)
+    assert res.epsilon_lower <= EPS, res
+    assert res.epsilon_lower > 0.6 * EPS, res  # tight: the exact loss of the event is EPS
+    monkeypatch.setattr(quant, "SCALE_SENSITIVITY", 1.0)  # halved noise (the pair follows the mutant's threshold)
+    half = _scale_audit(1, trials)
+    assert half.epsilon_lower > EPS, half
+
+
+# ---- the profile of a column (privrelease.dp.draft.noisy_profile) -------------------------------
+# d0: 'a' x 40 and ten levels b0..b9 held twice each; d1: one b9 record missing. The missing count
+# rises by 1, the text count, the values outside the 10 most frequent and the repeats fall by 1:
+# the whole L1 sensitivity 4. The event "each moved coordinate on d1's side of d1's value" has
+# the exact loss 4/b = epsilon.
+
+def _profile_pair():
+    d0 = ["a"] * 40 + [f"b{i}" for i in range(10) for _ in range(2)]
+    d1 = list(d0)
+    d1[-1] = ""
+    return pd.Series(d0, dtype=object), pd.Series(d1, dtype=object)
+
+
+def _profile_audit(seed, trials):
+    d0, d1 = _profile_pair()
+    stats = lambda d, rng: draft.noisy_profile(d, EPS, make_source(rng))[0]  # noqa: E731
+    e1 = draft.ColumnCounts.exact(d1)
+    v1 = np.r_[e1.classes, e1.outside_top, e1.repeats]
+
+    def run(d, rng):
+        c = stats(d, rng)
+        y = np.r_[c.classes, c.outside_top, c.repeats]
+        return float(y[0] >= v1[0] and y[4] <= v1[4] and y[5] <= v1[5] and y[6] <= v1[6])
+
+    return audit_epsilon(run=run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
+
+
+def test_profile_pair_moves_the_whole_sensitivity():
+    d0, d1 = _profile_pair()
+    e0, e1 = draft.ColumnCounts.exact(d0), draft.ColumnCounts.exact(d1)
+    diff = np.r_[e1.classes, e1.outside_top, e1.repeats] - np.r_[e0.classes, e0.outside_top, e0.repeats]
+    assert diff.tolist() == [1, 0, 0, 0, -1, -1, -1] and np.abs(diff).sum() == draft.PROFILE_SENSITIVITY
+
+
+@pytest.mark.parametrize("trials", PRIMITIVE_TRIALS)
+def test_profile_audit_and_halved_noise_mutant(monkeypatch, trials):
+    res = _profile_audit(0, trials)
+    assert res.epsilon_lower <= EPS, res
+    assert res.epsilon_lower > 0.6 * EPS, res  # tight: the exact loss of the event is EPS
+    monkeypatch.setattr(draft, "PROFILE_SENSITIVITY", draft.PROFILE_SENSITIVITY / 2)
+    half = _profile_audit(1, trials)
+    assert half.epsilon_lower > EPS, half
+
+
+# ---- the whole draft, end to end (privrelease.dp.draft.dp_draft) --------------------------------
+# One stated integer column and few records, so the column's bounds are its scale step with the
+# whole bounds share (0.75 of epsilon; the profile takes the rest and does not move on this pair).
+# One record 2 -> 1 moves one count from bin [2, 4) to bin [1, 2); the counts are the ones that
+# maximise the exact loss of the event "drafted as [1, 2]" (bin [1, 2) kept, [2, 4) dropped) near
+# the scale step's threshold. The real draft's loss on the event is at most 0.75 epsilon; a mutant
+# that gives every numeric column twice its epsilon realises up to 1.5 epsilon and is caught
+# against the claim (its pair straddles its own threshold: the auditor picks the worst pair).
+
+EPS_DRAFT = 2.0
+
+
+def _laplace_keep(count, tau, b):
+    """P[count + Lap(b) > tau]."""
+    x = tau - count
+    return 0.5 * math.exp(-x / b) if x >= 0 else 1 - 0.5 * math.exp(x / b)
+
+
+def _draft_pair(factor=1.0):
+    eps_s = factor * 0.75 * EPS_DRAFT
+    b, tau = quant.SCALE_SENSITIVITY / eps_s, quant.scale_threshold(eps_s)
+
+    def event(a, c):  # P["[1, 2) kept and [2, 4) dropped"] with a records at 1 and c at 2
+        return _laplace_keep(a, tau, b) * (1 - _laplace_keep(c, tau, b))
+
+    def score(ac):  # the loss of the event, weighted by how often it occurs (a CP bound needs both)
+        a, c = ac
+        p1, p0 = event(a + 1, c - 1), event(a, c)
+        return math.log(p1 / p0) + 0.5 * math.log(p1)
+
+    near = range(max(1, math.floor(tau) - 3), math.ceil(tau) + 4)
+    a, c = max(((a, c) for a in near for c in near), key=score)
+    return pd.DataFrame({"x": [1] * a + [2] * c}), pd.DataFrame({"x": [1] * (a + 1) + [2] * (c - 1)})
+
+
+def _draft_run(d, rng):
+    cols = draft.dp_draft(d, EPS_DRAFT, rng=rng, facts=StatedFacts.of(integer=["x"])).schema["columns"]
+    return float((cols["x"]["lower"], cols["x"]["upper"]) == (1.0, 2.0))
+
+
+def _draft_audit(seed, trials, factor=1.0):
+    d0, d1 = _draft_pair(factor)
+    return audit_epsilon(run=_draft_run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed,
+                         claimed=EPS_DRAFT)
+
+
+DRAFT_TRIALS = [pytest.param(20_000, marks=pytest.mark.slow, id="full"),
+                pytest.param(5_000, marks=[pytest.mark.slow, pytest.mark.ci_slice], id="slice")]
+
+
+@pytest.mark.parametrize("trials", DRAFT_TRIALS)
+def test_draft_end_to_end_audit_catches_twice_the_epsilon_per_numeric_column(monkeypatch, trials):
+    d0, _ = _draft_pair()
+    assert 0.3 * 0.75 * EPS_DRAFT / 2 * 0.01 * len(d0) / 2 < quant.MIN_QUANTILE_SIGNAL  # the quantile step is skipped
+    res = _draft_audit(0, trials)
+    assert not res.caught and res.epsilon_lower <= 0.75 * EPS_DRAFT, res
+    assert res.epsilon_lower > 0.4 * EPS_DRAFT, res
+    orig = draft._bounded_column
+    monkeypatch.setattr(draft, "_bounded_column", lambda t, n, k, e, m, c: orig(t, n, k, 2 * e, m, c))
+    twice = _draft_audit(1, trials, factor=2.0)
+    assert twice.caught, twice

@@ -30,6 +30,7 @@ from privrelease.engine import SufficientStats
 from privrelease.errors import PrivReleaseError
 from privrelease.audit import audit_draw
 from privrelease.mechanisms.pca_gauss.unsupervised import PCAGauss
+from pca_audit_helpers import AUDITED_ACCOUNTING
 
 TRIALS = 200_000
 
@@ -46,7 +47,7 @@ def real_bound(fit, d0, d1, statistic, claimed, delta=0.0, trials=TRIALS):
 def one_pass_centre_fit(X, source):
     split = {k: 1e-6 for k in gp.PARTS}
     split["centre"] = 1.0
-    m = gp.GaussPCA(epsilon=1.0, delta=1e-5, n_components=1, clip_radius="schema", row_norm_bound=0.1,
+    m = gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=1.0, delta=1e-5, n_components=1, clip_radius="schema", row_norm_bound=0.1,
                     budget_split=split, rng=source)
     return m.fit_stats(SufficientStats.from_matrix(X))
 

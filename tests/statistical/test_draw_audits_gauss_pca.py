@@ -33,6 +33,7 @@ import numpy as np
 
 import privrelease.mechanisms.gauss_mixture.gauss_pca as gp
 from draw_audit_cases import DrawCase, case_tests
+from pca_audit_helpers import AUDITED_ACCOUNTING
 
 EPS, DELTA, R, N = 2.0, 1e-5, 0.2, 2000
 E1 = np.array([[1.0], [0.0]])
@@ -53,7 +54,7 @@ def fitter(part, extra_split=None, **kw):
     params.update(kw)
 
     def fit(D, source):
-        return gp.GaussPCA(epsilon=EPS, delta=DELTA, budget_split=split, rng=source, **params).fit(*D)
+        return gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=EPS, delta=DELTA, budget_split=split, rng=source, **params).fit(*D)
 
     return fit
 
@@ -61,7 +62,7 @@ def fitter(part, extra_split=None, **kw):
 def centre_fit(D, source):
     split = {k: 1e-6 for k in gp.PARTS}
     split["centre"] = 1.0
-    return gp.GaussPCA(epsilon=EPS, delta=DELTA, n_components=1, clip_radius="schema", budget_split=split,
+    return gp.GaussPCA(accounting=AUDITED_ACCOUNTING, epsilon=EPS, delta=DELTA, n_components=1, clip_radius="schema", budget_split=split,
                        rng=source).fit(D)
 
 

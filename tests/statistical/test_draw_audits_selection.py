@@ -1,7 +1,7 @@
-"""Audits of the exponential-mechanism selections (Gumbel-max) and DiffGen's leaf counts.
+"""Audits of the exponential-mechanism selections (exact sampler) and DiffGen's leaf counts.
 
 A selection's "halved noise" mutant is the selection run at twice its epsilon: the mutant
-source multiplies that Gumbel draw by one half (``argmax(a + G/2) = argmax(2a + G)``), through
+source draws that selection at twice its rate (``epsilon / (2 Delta_u)``), through
 :class:`~privrelease.audit.HalvedNoiseSource`, so nothing of the mechanism is
 patched. The exponential mechanism's analysis keeps a factor 2 of slack (the normaliser may
 move against the selected score); on these pairs the normalisers are equal, so the real
@@ -11,10 +11,10 @@ mutant realises 2 epsilon and is caught against the claim.
 
 * exponential (per-record, public grid): one numeric column, the record 0 replaced by 1;
   each row of a row-aligned release is an independent run, so k runs are one transform of k
-  copies of the record (one Gumbel draw for all of them). Event: output 0.
+  copies of the record (one selection draw for all of them). Event: output 0.
 * blr: a pool of two one-record candidates and 20 queries, the same for every run (the pool
   and queries are public randomness drawn from the source's generator before the data are
-  read; the audit fixes them and redraws only the selection's Gumbel noise). One record: the
+  read; the audit fixes them and redraws only the selection). One record: the
   first candidate's record in d0, the second's in d1, so the utilities move from (0, -1) to
   (-1, 0). Event: the first candidate is selected.
 * gauss-pca dimension selection (``n_components="select"`` over the grid (1, 2)): two numeric
@@ -142,11 +142,11 @@ def select_mechanism(source):
 
 
 def select_prefix():
-    """Exact centre, sums and basis of d0, then the selection's (zero) Gumbel draw; its index."""
+    """Exact centre, sums and basis of d0, then the selection (of the largest score); its index."""
     def fit(X, s):
         return select_mechanism(s).fit(X)
     full = exact_prefix(fit, SELECT_PAIR[0], 4)
-    k = [d.kind for d in full].index("gumbel")
+    k = [d.kind for d in full].index("selection")
     return full[:k], k
 
 
@@ -259,7 +259,7 @@ def audit_diffgen_split(factor, trials, seed):
 SELECTIONS = {"exponential": (audit_exponential, 200_000, 1_000_000), "blr": (audit_blr, 10_000, 40_000),
               "gauss-pca-select": (audit_gauss_pca_select, 4_000, 20_000),
               "diffgen-specialise": (audit_diffgen_specialise, 4_000, 20_000),
-              "diffgen-split": (audit_diffgen_split, 6_000, 20_000)}
+              "diffgen-split": (audit_diffgen_split, 15_000, 40_000)}
 
 
 def check_selection(name, trials, seed):

@@ -11,8 +11,8 @@ runs are one transform of k copies of the record.
   epsilon on this pair: it is caught against the calibrated loss epsilon/2;
 * a quarter-temperature mutant realises 2 epsilon and is caught against the claim.
 
-The mutants scale the mechanism's Gumbel draw through
-:class:`~privrelease.audit.HalvedNoiseSource` (``argmax(a + G f) = argmax(a / f + G)``).
+The mutants draw the mechanism's selection at 1/factor times its rate through
+:class:`~privrelease.audit.HalvedNoiseSource` (the exponential mechanism at epsilon / factor).
 """
 
 import numpy as np
@@ -27,7 +27,7 @@ EPS = 1.0
 def _batch_for(factor):
     def batch(data, rng, k):
         X = np.full((k, 1), float(data))
-        src = rng if factor == 1 else HalvedNoiseSource(rng, factor=factor)  # its only noise: the Gumbel draw
+        src = rng if factor == 1 else HalvedNoiseSource(rng, factor=factor)  # its only noise: the selection
         return ExponentialRecords(EPS, rng=src).fit(X).transform(X)[:, 0]
     return batch
 

@@ -171,14 +171,17 @@ def test_noise_is_symmetric_about_zero(make):
 
 
 @pytest.mark.parametrize("make", sources())
-def test_uniform_and_gumbel_helpers(make):
+def test_uniform_and_selection_helpers(make):
     src = make()
     u = src.uniform(N)
     assert u.shape == (N,) and u.min() >= 0 and u.max() < 1
     assert stats.kstest(u, "uniform").pvalue > P_MIN
     assert src.uniform((10, 3)).shape == (10, 3)
-    g = src.gumbel(N)
-    assert stats.kstest(g, "gumbel_r").pvalue > P_MIN
+    w = src.words(N)
+    assert w.dtype == np.uint64 and stats.kstest((w >> np.uint64(11)) * 2.0**-53, "uniform").pvalue > P_MIN
+    k = src.exponential_choice(np.tile([0.0, -1.0, -3.0], (N, 1)), 0.5)
+    p = np.exp([0.0, -0.5, -1.5])
+    assert stats.chisquare(np.bincount(k, minlength=3), p / p.sum() * N).pvalue > P_MIN
 
 
 def test_uniform_star_has_full_relative_precision():

@@ -173,7 +173,7 @@ from privrelease.audit import (  # noqa: E402
     exact_prefix,
     record_transcript,
 )
-from privrelease.noise import make_source  # noqa: E402
+from privrelease.noise import SeededSource, make_source  # noqa: E402
 
 
 class _TwoStep:
@@ -220,8 +220,17 @@ def test_halved_noise_source_halves_only_the_selected_draw():
         assert m.noise_scales_[name] == pytest.approx(ref.noise_scales_[name] / 2)
         other = "sum" if name == "count" else "count"
         assert m.noise_scales_[other] == pytest.approx(ref.noise_scales_[other])
-    g = HalvedNoiseSource(4, draw=0).gumbel(5)
-    assert np.allclose(g, make_source(4).gumbel(5) / 2)  # Gumbel-max at twice the epsilon
+    seen = []
+
+    class Spy(SeededSource):  # records the rate the mutant hands on: the selection at twice the epsilon
+        def exponential_choice(self, scores, rate, base=None):
+            seen.append(rate)
+            return super().exponential_choice(scores, rate, base)
+
+    mut = HalvedNoiseSource(Spy(np.random.default_rng(0)), draw=1)
+    for _ in range(2):
+        mut.exponential_choice(np.zeros((3, 2)), 0.25)
+    assert seen == [0.25, 0.5] and mut.hits == 1
     with pytest.raises(ParameterError):
         HalvedNoiseSource(1, factor=0)
 

@@ -182,11 +182,10 @@ def test_few_records_many_columns_release_the_coarsest_cells_and_say_so():
     assert np.mean((Xs == 0) | (Xs == 1)) < 0.01  # nothing piled onto the bounds
 
 
-@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4), (True, None, 5)])
+@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4)])
 def test_passes_over_the_input(labelled, declared, reads):
-    """An unlabelled table is read three times (cells, then the mixture's centre and moments), not four:
-    the number of classes is looked for only when there are labels and none is declared (then the cells
-    are counted again per class). With labels: + the within-class pass."""
+    """An unlabelled table is read three times (cells, then the mixture's centre and moments). With
+    labels: + the within-class pass."""
     from privrelease.engine.passes import ChunkPasses
 
     df, schema = _mixed(600)

@@ -1,7 +1,7 @@
 """Noise transcripts, replay and halved-noise mutants: the sources the privacy audits run mechanisms on.
 
 Every DP mechanism draws its noise through a :class:`~privrelease.noise.RandomSource`
-(``add_gaussian``, ``add_laplace``, ``gumbel``). The wrappers below sit between a mechanism
+(``add_gaussian``, ``add_laplace``, ``exponential_choice``). The wrappers below sit between a mechanism
 and its source, so an audit needs nothing from the mechanism beyond that public API:
 
 * :class:`TranscriptSource` records every noise draw (the query value the mechanism hands
@@ -13,8 +13,8 @@ and its source, so an audit needs nothing from the mechanism beyond that public 
   noise can then be redrawn many times at once without rerunning the mechanism.
 * :class:`HalvedNoiseSource` is the mutant: the selected draw (by index in the transcript)
   gets ``factor`` times its noise (the sensitivity handed to the source is scaled for
-  additive noise; Gumbel draws are scaled, which is the exponential mechanism run at
-  ``1 / factor`` times its epsilon since ``argmax(a + G / 2) = argmax(2 a + G)``).
+  additive noise; a selection is drawn with ``1 / factor`` times its rate, which is the
+  exponential mechanism run at ``1 / factor`` times its epsilon).
 """
 
 from __future__ import annotations
@@ -30,16 +30,18 @@ from ..errors import ParameterError
 __all__ = ["NOISE_KINDS", "AsRealRelease", "HalvedNoiseSource", "NoiseDraw", "StopAtDraw", "TranscriptSource",
            "capture_draw", "draw_index", "exact_prefix", "record_transcript", "redraw"]
 
-NOISE_KINDS = ("gaussian", "laplace", "gumbel")
+NOISE_KINDS = ("gaussian", "laplace", "selection")
 
 
 @dataclass
 class NoiseDraw:
     """One noise draw of a mechanism, as seen by its source.
 
-    ``value`` is the noiseless query (None for Gumbel draws), ``sensitivity`` the one handed to
-    the source, ``param`` the noise multiplier (Gaussian) or epsilon (Laplace), ``scale`` the
-    noise std (Gaussian) or Laplace scale the source reports, ``output`` the noisy release.
+    ``value`` is the noiseless query (for a selection: the utilities, ``-inf`` where the base measure
+    is 0; one row per selection), ``sensitivity`` the one handed to the source (None for a
+    selection), ``param`` the noise multiplier (Gaussian), epsilon (Laplace) or rate (selection:
+    ``epsilon / (2 Delta_u)``), ``scale`` the noise std (Gaussian) or Laplace scale the source
+    reports, ``output`` the noisy release (the chosen indices).
     """
 
     index: int
@@ -84,6 +86,9 @@ class _WrappedSource:
 
     def uniform(self, size):
         return self.inner.uniform(size)
+
+    def words(self, n):
+        return self.inner.words(n)
 
     def laplace_noise_scale(self, l1_sensitivity, epsilon, coords):
         return self.inner.laplace_noise_scale(l1_sensitivity, epsilon, coords)
@@ -187,19 +192,20 @@ class TranscriptSource(_WrappedSource):
         d = self._next("laplace", value, l1_sensitivity, epsilon, coords, value.shape)
         return self._replayed(d, *self.inner.add_laplace(value, l1_sensitivity, epsilon, coords))
 
-    def gumbel(self, size):
-        g = self.inner.gumbel(size)
-        d = self._next("gumbel", None, None, None, None, np.shape(g))
-        return self._replayed(d, g, None)[0]
+    def exponential_choice(self, scores, rate, base=None):
+        scores = np.asarray(scores, dtype=np.float64)
+        value = scores if base is None else np.where(np.asarray(base) > 0, scores, -np.inf)
+        d = self._next("selection", value, None, rate, None, scores.shape[:-1])
+        return self._replayed(d, self.inner.exponential_choice(scores, rate, base), None)[0]
 
 
 class HalvedNoiseSource(_WrappedSource):
     """Mutant noise: the selected noise draw gets ``factor`` times its noise (default one half).
 
     ``draw``: the index of the draw in the mechanism's transcript (counting ``add_gaussian``,
-    ``add_laplace`` and ``gumbel`` calls in order), a callable ``NoiseDraw -> bool``, or None for
-    every draw. Additive draws are calibrated with ``factor`` times the sensitivity (the noise
-    std or Laplace scale is multiplied by ``factor``); Gumbel draws are multiplied by ``factor``
+    ``add_laplace`` and ``exponential_choice`` calls in order), a callable ``NoiseDraw -> bool``, or
+    None for every draw. Additive draws are calibrated with ``factor`` times the sensitivity (the
+    noise std or Laplace scale is multiplied by ``factor``); a selection is drawn at ``rate / factor``
     (the exponential mechanism at ``epsilon / factor``). ``hits`` counts the draws changed.
     """
 
@@ -228,9 +234,10 @@ class HalvedNoiseSource(_WrappedSource):
         f = self.factor if self._selected("laplace", value, l1_sensitivity, epsilon, coords, value.shape) else 1.0
         return self.inner.add_laplace(value, l1_sensitivity * f, epsilon, coords)
 
-    def gumbel(self, size):
-        g = self.inner.gumbel(size)
-        return g * self.factor if self._selected("gumbel", None, None, None, None, np.shape(g)) else g
+    def exponential_choice(self, scores, rate, base=None):
+        scores = np.asarray(scores, dtype=np.float64)
+        f = self.factor if self._selected("selection", scores, None, rate, None, scores.shape[:-1]) else 1.0
+        return self.inner.exponential_choice(scores, rate / f, base)
 
 
 _register_source_api()
@@ -276,16 +283,16 @@ def capture_draw(fit: Callable[[Any, Any], Any], data, index: int, reference: li
 def exact_prefix(fit: Callable[[Any, Any], Any], data, upto: int, rng=12345) -> list:
     """A transcript of the first ``upto`` draws in which every release is its exact query on ``data``.
 
-    Built draw by draw (each query captured with the exact earlier releases replayed); Gumbel
-    draws are zero (the selection of the largest score). The guarantee of a later statistic
+    Built draw by draw (each query captured with the exact earlier releases replayed); a
+    selection takes the first candidate of largest score. The guarantee of a later statistic
     holds given *any* earlier releases, so an audit may fix them at these values, for example
     to put the clipping centre or the basis exactly where a worst-case pair needs them.
     """
     draws: list[NoiseDraw] = []
     for i in range(int(upto)):
         d = capture_draw(fit, data, i, draws, rng)
-        d.output = np.zeros(d.shape) if d.kind == "gumbel" else d.value.copy()
-        d.scale = d.scale if d.kind == "gumbel" else 0.0
+        d.output = np.argmax(d.value, axis=-1) if d.kind == "selection" else d.value.copy()
+        d.scale = d.scale if d.kind == "selection" else 0.0
         draws.append(d)
     return draws
 

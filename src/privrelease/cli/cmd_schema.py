@@ -15,7 +15,7 @@ def schema_draft(
     input: Path = typer.Argument(..., help="A table to draft a schema from."),
     label: Optional[str] = typer.Option(None, "--label", help="Column to mark as the label."),
     epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Draft under differential privacy with "
-                                            "this epsilon (DP quantile bounds, DP-selected levels). Without it "
+                                            "this epsilon (every decision stated or charged). Without it "
                                             "the draft reads the data and is NOT private."),
     delta: Optional[float] = typer.Option(None, "--delta", help="DP draft: delta for the selection of "
                                           "categorical levels (default min(1e-5, 1/(10 n)))."),
@@ -23,8 +23,13 @@ def schema_draft(
                                      "(all numeric columns), or COLUMN=lo,hi (repeatable)."),
     quantiles: str = typer.Option("0.01,0.99", "--quantiles", help="DP draft: the quantiles that become the "
                                   "lower and upper bounds."),
-    categorical: Optional[str] = typer.Option(None, "--categorical", help="DP draft: comma-separated numeric "
-                                              "columns to treat as categorical."),
+    numeric: Optional[str] = typer.Option(None, "--numeric", help="Comma-separated columns that are numeric "
+                                          "(a public fact: not decided from the data)."),
+    integer: Optional[str] = typer.Option(None, "--integer", help="Comma-separated numeric columns of whole numbers."),
+    categorical: Optional[str] = typer.Option(None, "--categorical", help="Comma-separated categorical columns."),
+    datetime: Optional[str] = typer.Option(None, "--datetime", help="Comma-separated date columns (ISO dates)."),
+    levels: Optional[Path] = typer.Option(None, "--levels", help="YAML file COLUMN: [level, ...] of declared "
+                                          "(public) levels: no budget spent on those columns."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="DP draft: charge the draft to this ledger."),
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="DP draft: dataset identifier in the ledger."),
     budget: Optional[str] = typer.Option(None, "--budget", help="DP draft: total budget EPS[,DELTA] declared "
@@ -38,33 +43,65 @@ def schema_draft(
     """Print a YAML schema draft for review: private with --epsilon, otherwise read from the data (NOT private)."""
     from ..errors import NotPrivateWarning
     from ..io import read_table
-    from ..schema import draft_schema
+    from ..io.tables import input_format
+    from ..schema import draft_schema_dict
+    from ..schema.values import StatedFacts, declared_facts
 
-    df = read_table(input, sep=sep, encoding=encoding)
+    df = read_table(input, sep=sep, encoding=encoding, as_text=True)
+    facts = StatedFacts.of(label, _names(numeric), _names(categorical), _names(datetime), _names(integer),
+                           _levels(levels))
+    if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
+        facts = facts.merged(declared_facts(df))
     if epsilon is not None:
-        _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed)
+        _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
-    if any(v is not None for v in (delta, categorical, ledger, dataset_id, budget, seed)) or range_:
-        err("--delta, --range, --categorical, --ledger, --dataset-id, --budget and --seed apply to the private "
-            "draft: give --epsilon")
+    if any(v is not None for v in (delta, ledger, dataset_id, budget, seed)) or range_:
+        err("--delta, --range, --ledger, --dataset-id, --budget and --seed apply to the private draft: give --epsilon")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotPrivateWarning)
-        s = draft_schema(df, label=label)
+        d = draft_schema_dict(df, facts=facts)
     typer.echo(
         "warning: drafting read the data; the bounds and categories below are NOT private. Review them and "
         "replace them with public knowledge (documentation, domain ranges) before any release.",
         err=True,
     )
     typer.echo("# DRAFT read from the data (not private): review every bound and level before releasing\n"
-               + s.to_yaml(), nl=False)
+               + _yaml(d), nl=False)
 
 
-def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, ledger, dataset_id, budget, seed):
+def _names(text: Optional[str]) -> list:
+    """A comma-separated list of column names."""
+    return [c.strip() for c in text.split(",") if c.strip()] if text else []
+
+
+def _levels(path: Optional[Path]) -> dict:
+    """``--levels FILE``: a YAML mapping of column -> list of levels."""
+    if path is None:
+        return {}
+    import yaml
+
+    try:
+        d = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        err(f"cannot read --levels file {path}: {exc.strerror or exc}")
+    except yaml.YAMLError as exc:
+        err(f"--levels file {path} is not valid YAML: {str(exc).splitlines()[0]}")
+    if not isinstance(d, dict) or not all(isinstance(v, list) and v for v in d.values()):
+        err(f"--levels file {path} must map each column to a non-empty list of levels")
+    return d
+
+
+def _yaml(d: dict) -> str:
+    import yaml
+
+    return yaml.safe_dump(d, sort_keys=False, default_flow_style=None, width=100, allow_unicode=True)
+
+
+def _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed):
     """``schema draft --epsilon``: a DP draft, charged to the ledger when one is given."""
     import contextlib
-    import dataclasses
 
-    from ..dp.draft import dp_draft_schema, draft_cost
+    from ..dp.draft import dp_draft, draft_cost
     from ..dp.costs import PrivacyCost
     from ..release import default_delta, default_total_delta, parse_budget
 
@@ -73,7 +110,6 @@ def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, 
         col, _, text = item.rpartition("=")
         ranges[col or "*"] = number_pair(text, "--range")
     qs = number_pair(quantiles, "--quantiles")
-    cats = [c.strip() for c in categorical.split(",") if c.strip()] if categorical else []
     if delta is None:
         delta = default_delta(len(df))
     if (ledger is None) != (dataset_id is None):
@@ -81,6 +117,7 @@ def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, 
     if budget is not None and ledger is None:
         err("--budget needs --ledger and --dataset-id")
     charge = contextlib.nullcontext(None)
+    cost = draft_cost(df.columns, epsilon, delta, facts)
     if ledger is not None:
         from ..accounting.ledger import Ledger
 
@@ -91,22 +128,22 @@ def _dp_schema_draft(df, label, epsilon, delta, range_, quantiles, categorical, 
             if delta_t is None and led.budget(dataset_id) is None:
                 delta_t = default_total_delta(len(df))
             total = eps_t if delta_t is None else PrivacyCost(eps_t, delta_t)
-        cost = draft_cost(df, epsilon, delta, label=label, categorical=cats)
         charge = led.reserve(dataset_id, cost, budget=total, mechanism="schema-draft",
                              details={"quantiles": list(qs), "ranges": {k: list(v) for k, v in ranges.items()}},
                              released=lambda: False)  # the draft is printed after the block
     with interrupt_notes(), charge as entry:
-        sch, cost = dp_draft_schema(df, epsilon, delta, rng=seed, label=label, ranges=ranges, categorical=cats,
-                                    quantiles=qs)
+        d = dp_draft(df, epsilon, delta, rng=seed, facts=facts, ranges=ranges, quantiles=qs)
         if entry is not None:
-            sch = dataclasses.replace(sch, provenance={**sch.provenance,
-                                                       "ledger": {"dataset_id": dataset_id, "entry": entry}})
+            d.schema["provenance"]["ledger"] = {"dataset_id": dataset_id, "entry": entry}
+    for line in d.warnings:
+        typer.echo(f"warning: {line}", err=True)
+    cost = d.cost
     typer.echo(f"drafted privately: {cost.epsilon:g}-DP" + (f" with delta {cost.delta:.3g}" if cost.delta else "")
                + (f", charged to {ledger} ({dataset_id}, entry {entry})" if entry is not None else
                   " (no ledger: record this spend yourself)")
                + ". Review the bounds and levels; every later release certificate repeats this provenance.",
                err=True)
-    typer.echo("# DRAFT under differential privacy (see provenance): review before releasing\n" + sch.to_yaml(),
+    typer.echo("# DRAFT under differential privacy (see provenance): review before releasing\n" + d.to_yaml(),
                nl=False)
 
 

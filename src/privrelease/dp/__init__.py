@@ -3,7 +3,7 @@
 * :mod:`.costs` - privacy costs, budget splits, composition, parameter checks;
 * :mod:`.calibration` - noise calibration apart from sampling (analytic Gaussian,
   zCDP budget and its (epsilon, delta) conversion, Laplace scale);
-* :mod:`.selection` - the exponential mechanism (Gumbel-max);
+* :mod:`.selection` - the exponential mechanism (sampled exactly by the noise source);
 * :mod:`.rounding` - largest-remainder rounding of released weights;
 * :mod:`.sensitivities` - sensitivities used by more than one mechanism.
 
@@ -20,10 +20,10 @@ from .calibration import (
 )
 from .costs import ZERO, BudgetSplit, PrivacyCost, check_delta, check_epsilon, parallel, sequential
 from .rounding import largest_remainder
-from .selection import exponential_mechanism, gumbel_max
+from .selection import exponential_mechanism, selection_rate
 
 __all__ = [
     "PrivacyCost", "BudgetSplit", "ZERO", "sequential", "parallel", "check_epsilon", "check_delta",
     "analytic_gaussian_multiplier", "zcdp_noise_multiplier", "calibrate_rho", "epsilon_for", "laplace_scale",
-    "exponential_mechanism", "gumbel_max", "largest_remainder",
+    "exponential_mechanism", "selection_rate", "largest_remainder",
 ]

@@ -24,15 +24,17 @@ This is a DP primitive below both the mechanisms (which need it at fit time to c
 their noise) and :mod:`privrelease.accounting.zcdp` (which re-exports it and adds the
 reporting conversions).
 
-Three accounting modes (``mode``):
+Two accounting modes (``mode``; :func:`accounting_mode` chooses ``"zcdp"`` for every
+release unless a seeded experiment asks for ``"gaussian"``), and the selection step:
 
-* ``"gaussian"`` (continuous Gaussian noise, the seeded source). A composition of
+* ``"gaussian"`` (continuous Gaussian noise only: seeded experiments that ask for it). A composition of
   Gaussian mechanisms with total ``rho`` has exactly the privacy profile of one
   Gaussian mechanism with noise multiplier ``1 / sqrt(2 rho)`` (the privacy loss of
   each is a Gaussian random variable; Gaussian differential privacy composes as
   ``mu = sqrt(sum mu_i^2)``, Dong, Roth and Su 2022, Cor. 3.3). The tight
-  ``(epsilon, delta)`` is that single Gaussian's (Balle and Wang 2018), computed by
-  ``dp_accounting.get_sigma_gaussian`` / its PLD accountant.
+  ``(epsilon, delta)`` is that single Gaussian's (Balle and Wang 2018), calibrated by
+  bisection on its exact formula (:func:`analytic_gaussian_multiplier`), or with
+  ``dp_accounting``'s PLD accountant when a selection step is composed.
 * ``"zcdp"`` (any rho-zCDP mechanism, e.g. the discrete Gaussian of the secure
   source, which is ``Delta^2 / (2 sigma^2)``-zCDP for integer shifts: Canonne, Kamath
   and Steinke 2020, Thm. 14). Converted with ``dp_accounting``'s RDP accountant on a
@@ -60,7 +62,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-from scipy.special import ndtr
+from scipy.special import log_ndtr, ndtr
 
 from ..errors import ParameterError
 from ..noise.samplers import _laplace_scale
@@ -122,10 +124,9 @@ def calibrate_rho(epsilon: float, delta: float, mode: str = "gaussian", selectio
         raise ParameterError(f"accounting mode must be one of {MODES}, got {mode!r}")
     if math.isinf(epsilon):
         return math.inf
-    dpa = _dpa()
     if selection_share <= 0 and mode == "gaussian":
-        sigma = dpa.get_sigma_gaussian(epsilon, delta)  # analytic Gaussian, unit sensitivity
-        return 1.0 / (2.0 * sigma**2)
+        # one Gaussian with multiplier 1 / sqrt(2 rho): the analytic Gaussian, on the safe side of delta
+        return 1.0 / (2.0 * analytic_gaussian_multiplier(epsilon, delta) ** 2)
 
     def eps_of(rho):
         eps_sel = math.sqrt(8.0 * rho * selection_share / selection_rounds) if selection_share > 0 else 0.0
@@ -145,6 +146,23 @@ def calibrate_rho(epsilon: float, delta: float, mode: str = "gaussian", selectio
     return lo
 
 
+def accounting_mode(accounting: str, secure: bool) -> str:
+    """The accounting a Gaussian-mechanism release uses: ``"auto"`` is ``"zcdp"`` for every source.
+
+    The secure source's grid-snapped discrete Gaussian is proven ``rho``-zCDP (Canonne, Kamath and
+    Steinke 2020), not to have the continuous Gaussian's exact privacy profile, so a real release
+    converts through zCDP; a seeded run calibrates the same way, so that its noise (and every
+    number measured on it) is the noise of a real release. ``"gaussian"`` (the tight profile of
+    continuous noise) may be chosen for seeded experiments only.
+    """
+    if accounting not in ("auto",) + MODES:
+        raise ParameterError(f"accounting must be 'auto' or one of {MODES}, got {accounting!r}")
+    if accounting == "gaussian" and secure:
+        raise ParameterError("accounting='gaussian' holds for continuous Gaussian noise (seeded experiments); the "
+                             "secure source's discrete Gaussian noise is accounted in zCDP (accounting='auto')")
+    return "zcdp" if accounting == "auto" else accounting
+
+
 def zcdp_noise_multiplier(rho_part: float) -> float:
     """Noise multiplier ``sigma / Delta`` making one Gaussian mechanism ``rho_part``-zCDP: ``1 / sqrt(2 rho)``."""
     if rho_part == math.inf:
@@ -154,6 +172,27 @@ def zcdp_noise_multiplier(rho_part: float) -> float:
     return 1.0 / math.sqrt(2.0 * rho_part)
 
 
+#: Relative margin below the target delta kept by :func:`analytic_gaussian_multiplier`; it covers the
+#: floating-point error of :func:`balle_wang_delta` (below 1e-13 relative) and the rounding of
+#: ``sigma -> rho -> sigma`` (1e-16), so the exact delta never exceeds the target.
+DELTA_MARGIN = 1e-9
+
+
+def balle_wang_delta(s: float, epsilon: float) -> float:
+    """The exact delta at ``epsilon`` of one Gaussian mechanism with ``sigma / Delta_2 = s`` (Balle and Wang 2018).
+
+    ``delta = Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s)``, evaluated as
+    ``Phi(x1) (1 - exp(eps + log Phi(x2) - log Phi(x1)))`` so that the difference of two close
+    tail probabilities keeps its relative precision (the direct form loses up to 1e-11).
+
+    >>> f"{balle_wang_delta(3.0, 1.0):.4e}"
+    '2.0751e-04'
+    """
+    a, b = 1.0 / (2.0 * s), epsilon * s
+    x1, x2 = a - b, -a - b
+    return float(ndtr(x1) * -math.expm1(epsilon + float(log_ndtr(x2)) - float(log_ndtr(x1))))
+
+
 @lru_cache(maxsize=256)
 def analytic_gaussian_multiplier(epsilon: float, delta: float) -> float:
     """Smallest ``sigma / Delta_2`` giving (epsilon, delta)-DP: the analytic Gaussian mechanism.
@@ -161,8 +200,9 @@ def analytic_gaussian_multiplier(epsilon: float, delta: float) -> float:
     Balle and Wang (ICML 2018, Thm. 8): Gaussian noise of standard deviation ``s Delta_2``
     is (epsilon, delta)-DP iff ``Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s) <= delta``.
     Valid for every epsilon > 0 (the classical ``sqrt(2 ln(1.25/delta))/eps`` is proven
-    only for epsilon < 1, and is larger). Solved by bisection on ``s``; the upper end of
-    the final bracket is returned, so the result never undershoots.
+    only for epsilon < 1, and is larger). Solved by bisection on ``s`` against
+    ``delta (1 - DELTA_MARGIN)`` with :func:`balle_wang_delta`; the upper end of the final
+    bracket is returned, so the exact delta of the result never exceeds ``delta``.
 
     >>> round(analytic_gaussian_multiplier(1.0, 1e-5), 3)
     3.731
@@ -171,16 +211,18 @@ def analytic_gaussian_multiplier(epsilon: float, delta: float) -> float:
         raise ParameterError(f"the Gaussian mechanism needs epsilon > 0 and delta in (0, 1), got {epsilon}, {delta}")
     if math.isinf(epsilon):
         return 0.0
+    target = delta * (1.0 - DELTA_MARGIN)
 
     def excess(s):
-        a, b = 1.0 / (2 * s), epsilon * s
-        return float(ndtr(a - b) - math.exp(epsilon) * ndtr(-a - b)) - delta
+        return balle_wang_delta(s, epsilon) - target
 
     lo, hi = 1e-6, 1.0
     while excess(hi) > 0:
-        hi *= 2.0
+        lo, hi = hi, hi * 2.0
     for _ in range(200):
         mid = (lo + hi) / 2
+        if mid in (lo, hi):
+            break
         if excess(mid) > 0:
             lo = mid
         else:

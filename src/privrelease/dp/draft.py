@@ -1,176 +1,340 @@
-"""A schema drafted under differential privacy: DP quantile bounds and DP-selected levels.
+"""A schema drafted under differential privacy: every decision either stated or charged.
 
-:func:`dp_draft_schema` proposes a :class:`~privrelease.schema.Schema` from the private
-table itself, spending a declared (epsilon, delta): every numeric column gets bounds from
-two DP quantiles (:mod:`.quantiles`) over a public candidate grid, every categorical
-column gets the levels that survive stable partition selection (:mod:`.partition`), plus
-an ``other`` level that receives every level not selected (and missing values). The
-costs compose sequentially over the columns. The schema's ``provenance`` records the
-draft and its cost, and every release certificate using the schema repeats it.
+:func:`dp_draft` proposes a schema from the private table itself, spending a declared
+(epsilon, delta). What it decides, and from what:
 
-What is treated as public: the column names, the number of records n (replace-one
-relation, as in every release), and each column's kind, taken from the file's parsed
-types (numbers or text) or from ``categorical=`` / the label; the drafted schema says so.
+* **Public facts** (no charge): the column names, the number of records n (replace-one
+  relation, as in every release), and what the user states (:class:`StatedFacts`: the
+  ``numeric``, ``categorical``, ``datetime``, ``integer`` lists, declared ``levels``, the
+  label, or a Parquet file's declared types), and the names that say a column is an
+  identifier (``id``, ``*_id``, ``patientId``), which are left out.
+* **A noisy profile** of every column whose kind or integer flag is not stated (and of every
+  numeric and datetime column, for its missing values): Laplace counts of its missing values,
+  integers, other numbers, ISO dates and other text, of its values outside the 10 most
+  frequent and of its repeated values. The kind (numeric, integer, datetime, categorical,
+  identifier, empty) follows from these counts by the rule both drafts use
+  (:func:`~privrelease.schema.values.decide_kind`), and ``missing: allowed`` from the
+  noisy count of missing values.
+* **Bounds** of numeric and datetime columns: a DP magnitude histogram (the scale,
+  :func:`~privrelease.dp.quantiles.approx_range`) then two DP quantiles over readable
+  candidates inside it; or, with a public ``--range``, the quantiles over that range.
+* **Levels** of categorical columns: stable partition selection (:mod:`.partition`) of the
+  canonical text of the values (each value's text alone, so ``0`` and ``0.0`` never depend on
+  other records), plus an ``(other)`` level for the levels not kept and missing values.
+
+Every spending column gets the same share of the budget (sequential composition over
+columns, adaptive within a column); see docs/derivations.md. Where the budget cannot
+support a column, a :class:`~privrelease.errors.DataWarning` names the column and the fix.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import math
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+import yaml
 
-from ..errors import ParameterError, SchemaError, shorten_list
+from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
-from ..schema import CategoricalColumn, NumericColumn, Schema
+from ..schema import Schema
+from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
+                             canonical_text, decide_kind, declared_levels_spec, identifier_name, iso_day,
+                             value_classes, whole_numbers)
 from .costs import PrivacyCost, check_delta, check_epsilon
-from .partition import select_partitions
-from .quantiles import default_grid, dp_bounds, range_grid
+from .partition import partition_parameters, select_partitions
+from .quantiles import dp_bounds, dp_scaled_bounds, range_grid
 
 OTHER = "(other)"
 DEFAULT_QUANTILES = (0.01, 0.99)
+PROFILE_SHARE = 0.25  # of a column's epsilon, for its noisy profile (when it has one)
+SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scale (without a public range)
+PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
 
 
-def _kinds(df: pd.DataFrame, label, categorical) -> dict:
-    kinds = {}
-    for name in df.columns:
-        s = df[name]
-        if pd.api.types.is_datetime64_any_dtype(s) or pd.api.types.is_timedelta64_dtype(s):
-            raise SchemaError(f"column '{name}' holds dates/times: convert it to numbers (or text) before drafting")
-        numeric = pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-        kinds[name] = "categorical" if (name == label or name in categorical or not numeric) else "numeric"
-    return kinds
+@dataclass
+class ColumnPlan:
+    """What the draft does with one column, fixed from public facts before any value is read."""
+
+    name: str
+    stated: str | None  # the stated kind, or None
+    profile: bool  # whether the column gets a noisy profile
+    spends: bool  # whether the column spends budget at all
+    may_be_categorical: bool  # whether it may select levels (and spend delta)
 
 
-def draft_cost(df: pd.DataFrame, epsilon: float, delta: float | None, *, label: str | None = None,
-               categorical=()) -> PrivacyCost:
-    """What :func:`dp_draft_schema` will spend on ``df`` (known before any value is read: delta only
-    when some column is categorical)."""
-    kinds = _kinds(df, label, set(categorical))
-    has_cat = any(k == "categorical" for k in kinds.values())
-    return PrivacyCost(check_epsilon(epsilon, allow_inf=False), check_delta(delta) if has_cat and delta else 0.0)
+@dataclass
+class Draft:
+    """A drafted schema as its YAML mapping, the cost, and one line per column the budget could not support."""
+
+    schema: dict
+    cost: PrivacyCost
+    warnings: list = field(default_factory=list)
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.schema, sort_keys=False, default_flow_style=None, width=100, allow_unicode=True)
+
+
+def plan_columns(columns, facts: StatedFacts) -> list[ColumnPlan]:
+    """The public plan of a draft: per column, its stated kind and which DP steps it takes."""
+    plans = []
+    for name in map(str, columns):
+        stated = facts.kind(name)
+        if stated is None and identifier_name(name):
+            plans.append(ColumnPlan(name, "identifier", False, False, False))
+            continue
+        declared_levels = name in (facts.levels or {})
+        profile = stated in (None, "numeric", "integer", "datetime")
+        plans.append(ColumnPlan(name, stated, profile, not declared_levels,
+                                stated is None or (stated == "categorical" and not declared_levels)))
+    return plans
+
+
+def draft_cost(columns, epsilon: float, delta: float | None, facts: StatedFacts | None = None) -> PrivacyCost:
+    """What :func:`dp_draft` will spend on a table with these columns (known before any value is read:
+    delta only when some column may select levels)."""
+    facts = facts or StatedFacts()
+    _check_draft_args(columns, facts, DEFAULT_QUANTILES)
+    plans = plan_columns(columns, facts)
+    k_cat = sum(p.may_be_categorical for p in plans)
+    return PrivacyCost(check_epsilon(epsilon, allow_inf=False), _categorical_delta(delta, k_cat))
 
 
 def dp_draft_schema(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rng=None,
-                    label: str | None = None, ranges: dict | None = None, categorical=(),
+                    label: str | None = None, ranges: dict | None = None, categorical=(), numeric=(),
+                    datetime=(), integer=(), levels: dict | None = None,
                     quantiles=DEFAULT_QUANTILES) -> tuple[Schema, PrivacyCost]:
+    """Draft a :class:`~privrelease.schema.Schema` under (epsilon, delta)-DP (see :func:`dp_draft`).
+
+    A drafted datetime column needs the schema's ``datetime`` type; :func:`dp_draft` returns
+    the YAML mapping, which holds it in any case.
+    """
+    d = dp_draft(df, epsilon, delta, rng=rng, ranges=ranges, quantiles=quantiles,
+                 facts=StatedFacts.of(label, numeric, categorical, datetime, integer, levels))
+    for line in d.warnings:
+        warnings.warn(line, DataWarning, stacklevel=2)
+    return Schema.from_dict(d.schema), d.cost
+
+
+def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rng=None,
+             facts: StatedFacts | None = None, ranges: dict | None = None,
+             quantiles=DEFAULT_QUANTILES) -> Draft:
     """Draft a schema from ``df`` under (epsilon, delta)-DP (replace-one relation, n public).
 
     Parameters
     ----------
-    df : the private table
-    epsilon : total epsilon of the draft, split evenly over the 2 quantiles of every numeric
-        column and the level selection of every categorical column
-    delta : total delta, split evenly over the categorical columns (only they spend it);
-        needed when the table has categorical columns
+    df : the private table (values are read one by one as their canonical text)
+    epsilon : total epsilon, the same share for every column that spends
+    delta : total delta, split evenly over the columns that may select levels (only they spend it)
     rng : None (OS entropy, real use) or a seed/Generator (experiments)
-    label : a column to mark as the label (categorical)
-    ranges : ``{column: (lo, hi)}`` public ranges: the candidates of that column's bounds are
-        1001 points of ``[lo, hi]`` instead of the wide default grid; ``{"*": (lo, hi)}`` for all
-    categorical : names of numeric-looking columns to treat as categorical
+    facts : the public facts stated about the columns (:class:`StatedFacts`)
+    ranges : ``{column: (lo, hi)}`` public ranges of the candidate bounds (``"*"`` for all)
     quantiles : the quantiles that become the lower and upper bounds
 
     Returns
     -------
-    (schema, cost): the drafted schema (with ``provenance``) and the privacy cost spent.
+    Draft: the schema mapping (with ``provenance``), its cost, and the warnings.
 
     Notes
     -----
-    Each numeric column: two exponential-mechanism quantiles of ``epsilon_q`` each
-    (:func:`~privrelease.dp.quantiles.dp_quantile`, utility sensitivity 1). Each categorical
-    column: stable partition selection with ``(epsilon_q, delta_c)``
-    (:func:`~privrelease.dp.partition.select_partitions`). With ``k_n`` numeric and ``k_c``
-    categorical columns, ``epsilon_q = epsilon / (2 k_n + k_c)`` and ``delta_c = delta / k_c``;
-    sequential composition gives (epsilon, delta)-DP for the whole draft. Integer flags
-    (from the parsed type), the label role and the ``other`` level are post-processing or
-    public facts. See docs/derivations.md.
+    With ``k`` columns that spend, each gets ``epsilon_c = epsilon / k``: its profile (if any)
+    ``PROFILE_SHARE epsilon_c``, and the rest goes to its bounds (scale and two quantiles) or
+    to its level selection (with ``delta / k_cat``). A column's steps run one after the other
+    and the later ones depend on the earlier outputs only (adaptive composition), so each
+    column costs at most ``(epsilon_c, delta_c)`` and the draft ``(epsilon, delta)``. Excluded
+    columns (stated identifiers' names, empty or identifier-like profiles) leave part of their
+    share unspent. See docs/derivations.md.
     """
     eps = check_epsilon(epsilon, allow_inf=False)
-    _check_draft_args(df, label, categorical, quantiles)
-    kinds = _kinds(df, label, set(categorical))
-    k_num = sum(k == "numeric" for k in kinds.values())
-    k_cat = len(kinds) - k_num
+    facts = facts or StatedFacts()
+    _check_draft_args(df.columns, facts, quantiles)
+    plans = plan_columns(df.columns, facts)
+    k = sum(p.spends for p in plans)
+    k_cat = sum(p.may_be_categorical for p in plans)
     total_delta = _categorical_delta(delta, k_cat)
-    eps_q = eps / (2 * k_num + k_cat)
+    eps_c = eps / k if k else 0.0
     delta_c = total_delta / k_cat if k_cat else 0.0
-    ranges = dict(ranges or {})
     source = make_source(rng)
-    cols = [_numeric_column(df[name], name, 2 * eps_q, _range(ranges, name), source, quantiles)
-            if kinds[name] == "numeric" else
-            _categorical_column(df[name], name, eps_q, delta_c, source, name == label)
-            for name in df.columns]  # in the table's order: the noise is drawn column by column
-    per_query = {"quantile_epsilon": eps_q, "quantiles": list(quantiles),
-                 "partition_epsilon": eps_q if k_cat else None, "partition_delta": delta_c if k_cat else None}
-    grid = {c: _grid_note(_range(ranges, c)) for c, k in kinds.items() if k == "numeric"}
-    provenance = _provenance(eps, total_delta, per_query, grid, source.description)
-    return Schema(columns=tuple(cols), provenance=provenance), PrivacyCost(eps, total_delta)
+    ctx = _Context(len(df), eps_c, delta_c, dict(ranges or {}), tuple(quantiles), source, facts, [])
+    columns = {}
+    for plan in plans:  # in the table's order: the noise is drawn column by column
+        spec = _draft_column(df[plan.name], plan, ctx)
+        if spec is not None:
+            columns[plan.name] = spec
+    if not columns:
+        raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
+    schema = {"na_values": [t for t in NA_TOKENS if t], "provenance": _provenance(eps, total_delta, ctx, plans),
+              "columns": columns}
+    return Draft(schema, PrivacyCost(eps, total_delta), ctx.warnings)
 
 
-def _provenance(eps: float, total_delta: float, per_query: dict, grid: dict, randomness: str) -> dict:
+@dataclass
+class _Context:
+    n: int
+    eps_c: float
+    delta_c: float
+    ranges: dict
+    quantiles: tuple
+    source: object
+    facts: StatedFacts
+    warnings: list
+
+
+def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
+    """One column's spec (None: left out, with a warning), spending at most its share."""
+    name = plan.name
+    if plan.stated == "identifier":
+        ctx.warnings.append(f"column '{name}' left out: its name says it is an identifier (state its kind, "
+                            f"e.g. --categorical {name}, to keep it)")
+        return None
+    if name in (ctx.facts.levels or {}):
+        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER)
+    text = canonical_text(s)
+    eps = ctx.eps_c
+    kind, missing, present = plan.stated, False, None
+    if plan.profile:
+        counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
+        eps -= PROFILE_SHARE * eps
+        missing = counts.classes[0] > b
+        present = max(ctx.n - counts.classes[0], 0.0)
+        if kind is None:
+            kind = decide_kind(counts, ctx.n)
+        elif kind == "numeric":  # the integer flag, when not stated, is a charged decision
+            kind = "integer" if whole_numbers(counts) else "numeric"
+    if kind in ("empty", "identifier"):
+        what = ("holds (almost) no values" if kind == "empty" else
+                "looks like an identifier (nearly every value distinct)")
+        ctx.warnings.append(f"column '{name}' left out: under DP it {what}; state its kind (--numeric, "
+                            f"--categorical, --datetime) to keep it")
+        return None
+    if kind == "categorical":
+        return _categorical_column(text, name, eps, ctx)
+    return _bounded_column(text, name, kind, eps, (missing, present), ctx)
+
+
+def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts, float]:
+    """The epsilon-DP profile of a column and its Laplace scale ``b``.
+
+    Notes
+    -----
+    The released vector: the counts of the five value classes (missing, integer, other
+    number, ISO date, other text; one class per record, so replacing a record moves two
+    counts by 1: L1 sensitivity 2), the number of present values outside the 10 most frequent
+    ones (sensitivity 1: the top-10 total is a maximum over sets of levels of sums of counts,
+    each moved by at most 1) and the number of repeated values, present values minus distinct
+    ones (sensitivity 1: removing a record lowers it by 0 or 1, adding one raises it by 0 or
+    1). Total L1 sensitivity 4: Laplace noise of scale ``4 / epsilon`` on every coordinate is
+    epsilon-DP.
+    """
+    codes = value_classes(text)
+    present = text[codes != 0]
+    vc = present.value_counts()
+    exact = np.r_[np.bincount(codes, minlength=len(CLASSES)).astype(np.float64),
+                  len(present) - vc.iloc[:TOP_LEVELS].sum(), len(present) - len(vc)]
+    noisy, b = source.add_laplace(exact, PROFILE_SENSITIVITY, float(epsilon), exact.size)
+    noisy = np.asarray(noisy, dtype=np.float64)
+    return ColumnCounts(tuple(noisy[:5].tolist()), float(noisy[5]), float(noisy[6])), float(b)
+
+
+def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, profile: tuple, ctx: _Context) -> dict:
+    """A numeric (integer) or datetime column with DP bounds spending ``eps``; ``profile``: whether it has
+    missing values, and the DP estimate of its present values (None without a profile)."""
+    missing, present = profile
+    dates = kind == "datetime"
+    v = as_days(text) if dates else as_numbers(text)
+    v = v[np.isfinite(v)]
+    r = ctx.ranges.get(name, ctx.ranges.get("*"))
+    if r is not None:
+        lo, hi = dp_bounds(v, eps, range_grid(*r), ctx.source, ctx.quantiles)
+    else:
+        lo, hi, supported = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
+                                             candidates=range_grid if dates else None, present=present)
+        if not supported:
+            ctx.warnings.append(
+                f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot support DP bounds "
+                f"that hold its values; the drafted [{lo:g}, {hi:g}] is a guess: give --range {name}=lo,hi "
+                f"(public), or more epsilon")
+    if dates:
+        spec = {"type": "datetime", "lower": iso_day(lo), "upper": iso_day(math.ceil(hi)), "step": "day"}
+        if spec["upper"] <= spec["lower"]:
+            spec["upper"] = iso_day(math.floor(lo) + 1)
+    else:
+        integer = kind == "integer"
+        if integer:
+            lo, hi = float(math.floor(lo)), float(math.ceil(hi))
+            hi = hi if hi > lo else lo + 1.0
+        spec = {"type": "numeric", "lower": lo, "upper": hi}
+        if integer:
+            spec["integer"] = True
+    if missing:
+        spec["missing"] = "allowed"
+    return spec
+
+
+def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
+    """A categorical column of the levels kept by stable partition selection, plus ``(other)``."""
+    present = text[value_classes(text) != 0]
+    levels = select_partitions(present.to_numpy(dtype=object), eps, ctx.delta_c, ctx.source)
+    is_label = name == ctx.facts.label
+    if len(levels) <= (1 if is_label else 0):
+        _, tau = partition_parameters(eps, ctx.delta_c)
+        ctx.warnings.append(
+            f"column '{name}': {'only one level' if levels else 'no level'} cleared the DP threshold (a level needs "
+            f"about {tau:,.0f} records at this budget, n = {ctx.n:,})"
+            + ("; a release refuses a label with one level" if is_label else "")
+            + f": declare its levels (--levels FILE), or more epsilon")
+    other = OTHER if OTHER not in levels else OTHER + " "
+    spec = {"type": "categorical", "categories": list(levels) + [other]}
+    if is_label:
+        spec["role"] = "label"
+    spec["missing"] = other
+    spec["other"] = other
+    return spec
+
+
+def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
     """What the drafted schema says of its making (every release certificate using it repeats it)."""
+    stated = {p.name: p.stated for p in plans if p.stated is not None}
     return {
         "method": "dp-draft",
         "guarantee": "(epsilon,delta)-DP" if total_delta else "epsilon-DP",
         "neighbouring_relation": "bounded (R1): one record replaced, n public",
         "epsilon": eps,
         "delta": total_delta,
-        "per_query": per_query,
-        "grid": grid,
-        "public_facts": "column names, n, and column kinds (from the parsed types) are treated as public",
-        "randomness": randomness,
+        "per_column": {"epsilon": ctx.eps_c, "delta": ctx.delta_c, "profile_share": PROFILE_SHARE,
+                       "scale_share": SCALE_SHARE, "quantiles": list(ctx.quantiles)},
+        "ranges": {k: list(map(float, v)) for k, v in ctx.ranges.items()},
+        "public_facts": "column names, n, the stated kinds below, identifier names, the missing-value spellings",
+        "stated": stated,
+        "randomness": ctx.source.description,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }
 
 
-def _check_draft_args(df: pd.DataFrame, label, categorical, quantiles) -> None:
-    """The label and the ``categorical`` names are columns of ``df``; the quantiles are ordered in [0, 1]."""
-    if label is not None and label not in df.columns:
-        raise SchemaError(f"label column '{label}' is not in the table; its columns: {shorten_list(df.columns)}")
-    unknown = [c for c in categorical if c not in df.columns]
+def _check_draft_args(columns, facts: StatedFacts, quantiles) -> None:
+    """The stated columns are columns of the table, none stated twice; the quantiles are ordered in [0, 1]."""
+    columns = list(map(str, columns))
+    if facts.label is not None and facts.label not in columns:
+        raise SchemaError(f"label column '{facts.label}' is not in the table; its columns: {shorten_list(columns)}")
+    unknown = sorted(facts.names() - set(columns))
     if unknown:
-        raise SchemaError(f"--categorical names column(s) not in the table: {shorten_list(unknown)}")
+        raise SchemaError(f"the stated column kinds name column(s) not in the table: {shorten_list(unknown)}")
+    twice = facts.conflicts()
+    if twice:
+        raise SchemaError(f"column(s) stated with two kinds: {shorten_list(twice)}")
     lo_q, hi_q = quantiles
     if not (0 <= lo_q < hi_q <= 1):
         raise ParameterError(f"quantiles must satisfy 0 <= lower < upper <= 1, got {quantiles}")
 
 
 def _categorical_delta(delta, k_cat: int) -> float:
-    """The draft's total delta: checked and > 0 when some column is categorical (only they spend it), else 0."""
+    """The draft's total delta: checked and > 0 when some column may select levels (only they spend it), else 0."""
     if k_cat and delta is None:
         raise ParameterError("discovering categorical levels privately needs a delta (--delta, e.g. 1e-6)")
     total_delta = check_delta(delta) if k_cat else 0.0
     if k_cat and not total_delta > 0:
         raise ParameterError("discovering categorical levels privately needs a delta > 0")
     return total_delta
-
-
-def _range(ranges: dict, name) -> tuple | None:
-    """The public range of a column's candidate bounds: its own, else the one for all columns (``"*"``)."""
-    return ranges.get(name, ranges.get("*"))
-
-
-def _grid_note(r) -> list | str:
-    """How the provenance describes a column's candidate grid."""
-    return list(map(float, r)) if r else "default wide grid (0, +-m 10^k)"
-
-
-def _numeric_column(s: pd.Series, name, epsilon: float, r, source, quantiles) -> NumericColumn:
-    """A numeric column with DP bounds: two quantiles spending ``epsilon`` together over the grid of ``r``
-    (the default wide grid when None); an integer column's bounds are widened to integers."""
-    grid = range_grid(*r) if r is not None else default_grid()
-    v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=np.float64)
-    lo, hi = dp_bounds(v[np.isfinite(v)], epsilon, grid, source, quantiles)
-    integer = pd.api.types.is_integer_dtype(s)
-    if integer:
-        lo, hi = float(math.floor(lo)), float(math.ceil(hi))
-    return NumericColumn(name=str(name), lower=lo, upper=hi, integer=integer)
-
-
-def _categorical_column(s: pd.Series, name, epsilon: float, delta: float, source, is_label: bool):
-    """A categorical column of the levels kept by stable partition selection, plus an ``other`` level that
-    receives the levels not kept and missing values."""
-    levels = select_partitions(s.to_numpy(dtype=object), epsilon, delta, source)
-    other = OTHER if OTHER not in levels else OTHER + " "
-    return CategoricalColumn(name=str(name), categories=tuple(levels) + (other,),
-                             role="label" if is_label else None, missing=other, other=other)

@@ -1,15 +1,17 @@
-"""DP quantiles by the exponential mechanism over a public grid of candidates.
+"""DP bounds of a numeric column: the scale first, then DP quantiles over public candidates.
 
 Used to propose numeric bounds without reading them off the data
-(:func:`privrelease.dp.draft.dp_draft_schema`). The candidates are a public grid fixed
-before the data are seen: by default a wide grid of readable numbers (0 and
-``±m·10^k`` with two significant digits, ``m`` in 1.0, 1.1, ..., 9.9 and ``k`` from -3 to
-12), or an evenly spaced grid over a public range ``[lo, hi]`` given by the user.
+(:func:`privrelease.dp.draft.dp_draft`). Two steps (:func:`dp_scaled_bounds`):
 
-The default grid has 2,881 candidates, most of them far from any real column; when the
-budget per quantile is small (``epsilon_q n q`` not well above ``ln 2881 ~ 8``), the
-exponential mechanism's mass on those far candidates wins and the bound is useless. Give
-more epsilon, or a public ``--range lo,hi`` (a narrower grid), for small budgets.
+* the scale (:func:`approx_range`, as SmartNoise's and Google's ``approx_bounds``): a Laplace
+  histogram over signed octaves, kept where the noisy count clears a threshold;
+* two exponential-mechanism quantiles (:func:`dp_quantile`) over the readable numbers (two
+  significant digits, :func:`default_grid`) inside that range, or over an evenly spaced grid
+  of a public range ``[lo, hi]`` given by the user (:func:`range_grid`).
+
+Quantiles over the whole wide grid alone (2,881 candidates from -9.9e12 to 9.9e12) are useless
+at small budgets: every candidate beyond the data scores about ``-q n`` and there are
+thousands of them (measured in docs/results/dp-draft.md).
 """
 
 from __future__ import annotations
@@ -119,3 +121,120 @@ def dp_bounds(values, epsilon: float, grid, source, quantiles=(0.01, 0.99)) -> t
         above = grid[grid > lo]
         hi = float(above[0]) if above.size else lo + 1.0
     return lo, hi
+
+
+# ---- the scale first: a signed magnitude histogram (as SmartNoise's and Google's approx_bounds) ----
+
+MAGNITUDE_EXPONENTS = range(-10, 43)  # bin edges +-2^-10 .. +-2^42
+SCALE_FALSE_BIN_RATE = 0.01  # the chance that some empty bin clears the threshold
+SCALE_HELD_SHARE = 0.98  # a range holding less of the (noisy) values misses a tail: not supported
+SCALE_SENSITIVITY = 2.0  # L1: one record replaced moves one bin count down by 1 and one up by 1
+MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
+
+
+def magnitude_edges() -> np.ndarray:
+    """The public edges of the signed magnitude bins: ``-2^42 < ... < -2^-10 < 2^-10 < ... < 2^42``
+    (105 bins: one per octave on each side and one around 0; values beyond the ends count in the end bins).
+
+    >>> e = magnitude_edges(); e.size - 1, float(e[0]), float(e[52]), float(e[53])
+    (105, -4398046511104.0, -0.0009765625, 0.0009765625)
+    """
+    pos = [2.0 ** k for k in MAGNITUDE_EXPONENTS]
+    return np.array([-v for v in reversed(pos)] + pos)
+
+
+def magnitude_counts(values) -> np.ndarray:
+    """How many of ``values`` fall in each bin of :func:`magnitude_edges` (a histogram: one record, one bin)."""
+    edges = magnitude_edges()
+    idx = np.clip(np.searchsorted(edges, np.asarray(values, dtype=np.float64), side="right") - 1, 0, edges.size - 2)
+    return np.bincount(idx, minlength=edges.size - 1).astype(np.float64)
+
+
+def scale_threshold(epsilon: float) -> float:
+    """The noisy count a magnitude bin must exceed: ``b ln(bins / (2 r))`` with ``b = 2/epsilon``, so that the
+    chance of any empty bin clearing it is at most ``r`` (:data:`SCALE_FALSE_BIN_RATE`)."""
+    bins = magnitude_edges().size - 1
+    return (SCALE_SENSITIVITY / float(epsilon)) * math.log(bins / (2.0 * SCALE_FALSE_BIN_RATE))
+
+
+def approx_range(values, epsilon: float, source, present: float | None = None) -> tuple[float, float, bool]:
+    """An epsilon-DP range of the magnitude bins that hold the values: ``(lo, hi, supported)``.
+
+    Notes
+    -----
+    The histogram of :func:`magnitude_counts` gets Laplace noise of scale ``2/epsilon`` in
+    every bin: replacing one record moves one count down by 1 and one up by 1 (L1
+    sensitivity 2), so the noisy histogram is epsilon-DP, and everything below is
+    post-processing. The range runs from the lowest to the highest bin whose noisy count
+    exceeds :func:`scale_threshold`; ``supported`` is False when that range holds, give or take
+    one standard deviation of its noise, less than :data:`SCALE_HELD_SHARE` of ``present`` (a DP
+    estimate of the present values, else the noisy total): a tail too thin for its bins to
+    clear the threshold, e.g. the non-zero values of a mostly-zero column; and when no bin clears it
+    (too little budget for n), in which case the range is the bin of the largest noisy count
+    with its two neighbours. See docs/derivations.md.
+    """
+    edges = magnitude_edges()
+    noisy, _ = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
+    keep = np.flatnonzero(noisy > scale_threshold(epsilon))
+    if keep.size:
+        inside = np.zeros(noisy.size, dtype=bool)
+        inside[keep[0]:keep[-1] + 1] = True
+        total = noisy.sum() if present is None else float(present)
+        # the values outside the range, give or take one standard deviation of their noise
+        outside = total - noisy[inside].sum()
+        std = (SCALE_SENSITIVITY / float(epsilon)) * math.sqrt(2.0 * (inside.sum() if present else (~inside).sum()))
+        supported = bool(outside - std <= (1.0 - SCALE_HELD_SHARE) * total)
+        lo, hi = float(edges[keep[0]]), float(edges[keep[-1] + 1])
+    else:
+        top = int(np.argmax(noisy))
+        lo, hi, supported = float(edges[max(top - 1, 0)]), float(edges[min(top + 2, edges.size - 1)]), False
+    zero = float(edges[edges.size // 2])  # the bin around 0 is (-zero, zero): its outer edges read as 0
+    lo = 0.0 if lo == -zero else lo
+    hi = 0.0 if hi == zero and lo < 0 else hi
+    return lo, hi, supported
+
+
+def outer_edges(lo: float, hi: float) -> tuple[float, float]:
+    """The magnitude edges next below ``lo`` and next above ``hi`` (themselves at the ends).
+
+    >>> outer_edges(16.0, 128.0)
+    (8.0, 256.0)
+    """
+    edges = magnitude_edges()
+    i, j = int(np.searchsorted(edges, lo)), int(np.searchsorted(edges, hi))
+    return float(edges[max(i - 1, 0)]), float(edges[min(j + 1, edges.size - 1)])
+
+
+def readable_grid(lo: float, hi: float) -> np.ndarray:
+    """The readable candidates of :func:`default_grid` inside ``[lo, hi]``, with ``lo`` and ``hi`` themselves.
+
+    >>> g = readable_grid(16, 128); float(g[0]), 17.0 in g, 90.0 in g, float(g[-1]), len(g)
+    (16.0, True, True, 128.0, 88)
+    """
+    g = default_grid()
+    return np.unique(np.r_[float(lo), g[(g > lo) & (g < hi)], float(hi)])
+
+
+def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), scale_share: float = 0.4,
+                     n: int | None = None, candidates=None, present: float | None = None):
+    """Bounds in two steps, epsilon-DP in total: :func:`approx_range` with ``scale_share * epsilon``,
+    then :func:`dp_bounds` over the readable candidates of that range (and the next magnitude
+    edge on each side, and 0) with the rest. ``candidates(lo, hi)`` replaces the readable
+    candidates (e.g. evenly spaced days for dates); ``present`` goes to :func:`approx_range`.
+
+    When the quantiles cannot tell candidates apart (``epsilon_q min(q, 1 - q) n / 2`` below
+    :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
+    nearly as likely as the quantile), the range's edges are the bounds and the scale gets all
+    of epsilon. Returns ``(lo, hi, supported)`` (``supported`` from :func:`approx_range`).
+    """
+    n = len(values) if n is None else int(n)
+    eps_q = (1.0 - scale_share) * epsilon / 2
+    if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < MIN_QUANTILE_SIGNAL:
+        return approx_range(values, epsilon, source, present)
+    a, b, supported = approx_range(values, scale_share * epsilon, source, present)
+    # the threshold is strict, so the bins at the ends of the data often miss it: one candidate
+    # further out on each side (the next edge), not a whole bin of candidates beyond the data,
+    # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)
+    grid = np.union1d((candidates or readable_grid)(a, b), np.r_[outer_edges(a, b), 0.0])
+    lo, hi = dp_bounds(values, (1.0 - scale_share) * epsilon, grid, source, quantiles)
+    return lo, hi, supported

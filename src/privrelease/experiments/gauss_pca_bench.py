@@ -14,9 +14,8 @@
 
 HAPT's numeric bounds are the training table's min and max (a stand-in for published
 ranges: NOT private, stated in the JSON). The defaults of gauss-pca were chosen on
-gas_drift (and musk2), not on these data. Seeded noise (continuous Gaussian, tight
-Gaussian accounting); a real release uses the secure source and a slightly more
-conservative zCDP conversion.
+gas_drift (and musk2), not on these data. Seeded noise (continuous Gaussian) calibrated
+as a real release (the zCDP conversion), so the numbers describe a real release.
 """
 
 from __future__ import annotations
@@ -194,8 +193,7 @@ def run(out_dir, data_dir=None, quick=False, seed=0, progress=None) -> dict:
     say = progress or (lambda msg: None)
     result = {"name": NAME, "epsilon": EPS, "delta": DELTA, "quick": bool(quick), "seeds": seeds,
               "reference": REFERENCE, "notes": [
-                  "seeded (continuous Gaussian) noise, tight Gaussian accounting; real releases use the secure "
-                  "discrete Gaussian and the zCDP conversion (about 8% more noise)",
+                  "seeded (continuous Gaussian) noise calibrated as a real release (zCDP conversion)",
                   "HAPT numeric bounds = training min/max (stand-in for published ranges, NOT private)",
                   "MST and PrivBayes numbers are quoted from the issue (smartnoise-synth not installed here)",
                   "defaults chosen on gas_drift and musk2, not on HAPT or Adult",

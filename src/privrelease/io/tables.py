@@ -50,8 +50,10 @@ def warn_extra_columns(columns, schema, source: str) -> None:
                       f"{shorten_list(extra)}", DataWarning, stacklevel=3)
 
 
-def read_table(path: str | Path, schema=None, sep: str | None = None, encoding: str | None = None) -> pd.DataFrame:
-    """Read a whole CSV or Parquet file (categorical schema columns are read as text).
+def read_table(path: str | Path, schema=None, sep: str | None = None, encoding: str | None = None,
+               as_text: bool = False) -> pd.DataFrame:
+    """Read a whole CSV or Parquet file (categorical schema columns are read as text; with ``as_text``
+    every CSV column is read as its raw text, missing-value spellings included, as the schema drafts need).
 
     The format comes from the file's first bytes (:func:`input_format`), a CSV's delimiter from its
     first lines unless ``sep`` is given (:func:`csv_options`); ``encoding`` defaults to UTF-8.
@@ -62,8 +64,8 @@ def read_table(path: str | Path, schema=None, sep: str | None = None, encoding: 
     fmt, _ = input_format(path)
     with _read_errors(path, fmt):
         if fmt == "csv":
-            return pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True,
-                               **csv_options(path, sep, encoding))
+            text = {"dtype": str, "keep_default_na": False} if as_text else {"dtype": _csv_dtypes(schema)}
+            return pd.read_csv(path, skipinitialspace=True, **text, **csv_options(path, sep, encoding))
         df = pd.read_parquet(path)
         _check_unique(list(df.columns), path)
         return df

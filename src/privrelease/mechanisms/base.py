@@ -98,6 +98,29 @@ class Capabilities:
             raise ValueError(f"output_space must be one of {OUTPUT_SPACES}, got {self.output_space!r}")
 
 
+def check_one_hot(X: np.ndarray, blocks) -> None:
+    """Refuse a row whose entries in a declared categorical block do not sum to 1.
+
+    Every sensitivity derived for encoded rows (e.g. ``||x - x'||_2 <= sqrt(p1 + 2 p2)``) assumes
+    that each block holds one categorical value: entries in [0, 1] (checked with the range) that
+    sum to 1, so that a replaced record moves a block by at most ``sqrt(2)`` in L2 and 2 in L1. A
+    multi-hot row (two ones in a block) would move it further than the noise was calibrated for.
+    Shared by every mechanism (through ``_check_common``) and by the per-chunk maps of the
+    multi-pass mechanisms.
+    """
+    if not blocks or X.shape[0] == 0:
+        return
+    cols = np.concatenate([np.arange(a, e) for a, e in blocks])
+    starts = np.cumsum([0] + [e - a for a, e in blocks[:-1]])
+    sums = np.add.reduceat(X[:, cols], starts, axis=1)
+    bad = np.abs(sums - 1.0) > 1e-9
+    if bad.any():
+        i, b = np.argwhere(bad)[0]
+        a, e = blocks[b]
+        raise InputDataError(f"row {i} is not one-hot in the categorical block of columns {a}..{e - 1} (its entries "
+                             f"sum to {sums[i, b]:.6g}, not 1): encode categorical columns with privrelease.schema.Encoder")
+
+
 #: The methods that fit a mechanism; each checks the declared parameter constraints first.
 #: Every public entry point that fits (or starts fitting): declared parameters are checked first.
 FIT_METHODS = ("fit", "fit_stats", "fit_passes", "fit_stream", "fit_executor", "fit_centre", "fit_marginals")
@@ -173,6 +196,8 @@ class Mechanism(BaseEstimator):
         dom = self._domain(X.shape[1] if X is not None else p)
         if X is not None and X.shape[1] != dom.p:
             raise InputDataError(f"X has {X.shape[1]} columns but the domain declares {dom.p}")
+        if X is not None:
+            check_one_hot(X, dom.blocks)
         if self.supervised:
             if y is None:
                 raise InputDataError(f"mechanism '{self.name}' needs labels y (a label column in the schema)")
@@ -200,6 +225,14 @@ class Mechanism(BaseEstimator):
             rng = f"[{low}, {high}]" if high is not None else f">= {low}"
             raise ParameterError(f"{name} must be in {rng}, got {value}")
         return int(value)
+
+    def _declared_classes(self) -> int:
+        """The declared ``n_classes`` for labelled data; refused when absent (never read from the labels:
+        the highest label code is a private fact that one relabelled record changes)."""
+        if getattr(self, "n_classes", None) is None:
+            raise ParameterError(f"{self.name} needs n_classes (the number of label levels, a public fact of the "
+                                 f"schema) to fit labelled data; it does not read it from the private labels")
+        return self._check_int(self.n_classes, "n_classes", 1)
 
     @staticmethod
     def _check_fraction(value, name):

@@ -64,6 +64,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ..errors import InputDataError, ParameterError
+from .exact_choice import exponential_choice
 
 _GRID_BITS = 20  # gamma <= sensitivity / (coords * 2^20): inflation at most 2^-20 relative
 _MAX_GRID_UNITS = 2.0**50  # |value| / gamma must stay exactly representable
@@ -141,7 +142,7 @@ class RandomSource(ABC):
 
     @abstractmethod
     def uniform(self, size) -> np.ndarray:
-        """Uniform [0, 1) draws used by selection mechanisms (exponential mechanism)."""
+        """Uniform [0, 1) draws (53-bit resolution)."""
 
     def laplace_noise_scale(self, l1_sensitivity: float, epsilon: float, coords: int) -> float:
         """The scale :meth:`add_laplace` will use, computed without drawing (calibration apart from sampling)."""
@@ -174,11 +175,17 @@ class RandomSource(ABC):
         finally:
             self._value_bound = previous
 
-    def gumbel(self, size) -> np.ndarray:
-        """Standard Gumbel draws (for the exponential mechanism via the Gumbel-max trick)."""
-        u = self.uniform(size)
-        u = np.clip(u, 2.0**-60, 1.0 - 2.0**-53)
-        return -np.log(-np.log(u))
+    def words(self, n: int) -> np.ndarray:
+        """``n`` independent uniform 64-bit words (uint64): the raw bits of exact samplers (selections).
+
+        Both sources implement it; a source written only to wrap additive noise need not."""
+        raise NotImplementedError(f"{type(self).__name__} draws no random words (no selection from it)")
+
+    def exponential_choice(self, scores, rate: float, base=None) -> np.ndarray:
+        """Per row of ``scores`` (rows x candidates), index k drawn with probability exactly proportional
+        to ``base_k exp(rate scores_k)`` (the exponential mechanism's distribution; see
+        :mod:`privrelease.noise.exact_choice`): every candidate of positive weight is possible."""
+        return exponential_choice(scores, rate, base, self.words)
 
 
 class SeededSource(RandomSource):
@@ -214,6 +221,9 @@ class SeededSource(RandomSource):
     def uniform(self, size):
         return self._rng.random(size)
 
+    def words(self, n):
+        return self._rng.integers(0, 2**64 - 1, size=int(n), dtype=np.uint64, endpoint=True)
+
 
 class SecureSource(RandomSource):
     """OS entropy and grid-snapped discrete noise: the default for real releases."""
@@ -235,6 +245,9 @@ class SecureSource(RandomSource):
     @staticmethod
     def _words(n: int) -> np.ndarray:
         return np.frombuffer(os.urandom(8 * int(n)), dtype=np.uint64)
+
+    def words(self, n):
+        return self._words(n)
 
     def uniform(self, size):
         n = int(np.prod(size)) if np.ndim(size) else int(size)

@@ -125,12 +125,25 @@ def encoders(schema: Schema, cls) -> tuple[Encoder, Encoder | None]:
         return Encoder(schema), None
     if column is None:
         raise SchemaError(f"mechanism '{cls.name}' needs {what}")
+    check_label_levels(column)
     feats = [c.name for c in schema.columns if c.name != column.name]
     if not feats:
         raise SchemaError(f"the schema has no feature columns besides '{column.name}'")
     lab = Encoder(schema, [column.name])
     lab.position = schema.names.index(column.name)  # where decoded outputs put it: the schema's order
     return Encoder(schema, feats), lab
+
+
+def check_label_levels(column) -> None:
+    """Refuse a label whose declared levels, its ``other`` level aside, are fewer than two: every
+    released label would be the same (e.g. a DP draft whose budget kept no level of the label)."""
+    if column.kind != "categorical":
+        return
+    real = [c for c in column.categories if c != column.other]
+    if len(real) < 2:
+        raise SchemaError(f"label column '{column.name}' declares {len(real)} level(s) besides its 'other' level "
+                          f"{[column.other] if column.other else []}: a release needs at least two classes; declare "
+                          f"the label's levels in the schema (or draft it with more epsilon)")
 
 
 def schema_facts(cls, schema: Schema, enc: Encoder, lab: Encoder | None, params: dict) -> dict:

@@ -2,7 +2,8 @@
 
 from .dates import DatetimeColumn
 from .encoding import EncodedDomain, EncodedTable, Encoder
-from .schema import CategoricalColumn, NumericColumn, Schema, draft_schema
+from .drafting import draft_schema, draft_schema_dict
+from .schema import CategoricalColumn, NumericColumn, Schema
 
 __all__ = ["Schema", "NumericColumn", "CategoricalColumn", "DatetimeColumn", "Encoder", "EncodedTable",
-           "EncodedDomain", "draft_schema"]
+           "EncodedDomain", "draft_schema", "draft_schema_dict"]

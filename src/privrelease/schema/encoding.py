@@ -316,11 +316,14 @@ def warn_one_class(column: CategoricalColumn, class_counts, n_records: int | Non
 
 
 def _canonical_str(s: pd.Series) -> np.ndarray:
-    """Strings for non-object series; integral floats print without '.0' (1.0 -> '1')."""
+    """Strings for non-object series, each value's text decided from that value alone: an integral
+    float prints without '.0' (1.0 -> '1') whatever the other values are, as the schema drafts read it."""
     if pd.api.types.is_float_dtype(s):
         v = s.to_numpy()
-        if np.all(np.isfinite(v) & (v == np.round(v))):
-            return v.astype(np.int64).astype(str)
+        whole = np.isfinite(v) & (v == np.round(v))
+        out = s.astype(str).to_numpy(dtype=object)
+        out[whole] = v[whole].astype(np.int64).astype(str)
+        return out
     return s.astype(str).to_numpy()
 
 

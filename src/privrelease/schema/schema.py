@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import yaml
 
-from ..errors import NotPrivateWarning, SchemaError, option, shorten, shorten_list
+from ..errors import SchemaError, option, shorten
 from .precision import grid_range
 
 ROLES = (None, "feature", "label", "target")
@@ -413,80 +412,6 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         taxonomy=spec.get("taxonomy"),
         other=spec.get("other"),
     )
-
-
-def draft_schema(df, max_levels: int = 50, label: str | None = None) -> Schema:
-    """Propose a schema from data, for a human to review before any release.
-
-    This reads the (possibly private) data: bounds and levels taken from it are
-    **not** differentially private, so a :class:`NotPrivateWarning` is issued. Replace
-    the drafted bounds by public ones (documentation, domain knowledge) before release.
-    Numeric bounds are widened to "nice" round numbers so that they reveal less.
-    """
-    import pandas as pd
-
-    from .encoding import warn_one_class
-
-    if label is not None and label not in df.columns:
-        raise SchemaError(f"label column '{label}' is not in the table; its columns: {shorten_list(df.columns)}")
-    warnings.warn(
-        "schema drafting read the data: the drafted bounds and categories are not private; "
-        "review them and replace them by public knowledge before releasing",
-        NotPrivateWarning,
-        stacklevel=2,
-    )
-    cols: list[Column] = []
-    for name in df.columns:
-        s = df[name]
-        num = pd.to_numeric(s, errors="coerce")
-        nonnull = s.dropna()
-        numeric_share = num.notna().sum() / max(len(nonnull), 1)
-        role = "label" if name == label else None
-        if role == "label" and nonnull.nunique() > max_levels:
-            raise SchemaError(f"label column '{label}' has {nonnull.nunique():,} distinct values; a label is "
-                              f"categorical with at most {max_levels} classes")
-        if numeric_share > 0.99 and (nonnull.nunique() > max_levels or role is None and nonnull.nunique() > 10):
-            lo, hi = float(num.min()), float(num.max())
-            lo, hi = _nice_floor(lo), _nice_ceil(hi)
-            if lo == hi:
-                hi = lo + 1
-            is_int = bool((num.dropna() == num.dropna().round()).all())
-            cols.append(NumericColumn(name=str(name), lower=lo, upper=hi, integer=is_int))
-        else:
-            levels = sorted(map(str, nonnull.unique()))
-            cols.append(CategoricalColumn(name=str(name), categories=tuple(levels), role=role))
-            if role == "label":
-                warn_one_class(cols[-1], nonnull.astype(str).value_counts().reindex(levels).to_numpy())
-    return Schema(columns=tuple(cols))
-
-
-def _nice_ceil(v: float) -> float:
-    """The smallest number >= v with one significant digit, as it is written (0.3, not 0.30000000000000004).
-
-    >>> _nice_ceil(0.27), _nice_ceil(0.3), _nice_ceil(1234.5), _nice_ceil(-0.27)
-    (0.3, 0.3, 2000.0, -0.2)
-    """
-    if v <= 0:
-        return -_nice_floor(-v)
-    exp = math.floor(math.log10(v))
-    return _one_digit(math.ceil(round(v / 10.0 ** exp, 9)), exp)
-
-
-def _nice_floor(v: float) -> float:
-    """The largest number <= v with one significant digit, as it is written.
-
-    >>> _nice_floor(0.37), _nice_floor(0.7), _nice_floor(17), _nice_floor(-0.27)
-    (0.3, 0.7, 10.0, -0.3)
-    """
-    if v <= 0:
-        return -_nice_ceil(-v) if v < 0 else 0.0
-    exp = math.floor(math.log10(v))
-    return _one_digit(math.floor(round(v / 10.0 ** exp, 9)), exp)
-
-
-def _one_digit(digit: int, exp: int) -> float:
-    """``digit * 10**exp`` parsed from its decimal text, so it prints as written."""
-    return float(f"{digit}e{exp}")
 
 
 def _yaml_problem(exc) -> str:

@@ -41,8 +41,9 @@ class BLR(SyntheticMechanism):
     ``[-sqrt(M)/2, sqrt(M)/2]``; with labels ``[... and label = c_q]``) are drawn before
     the data are read, from the post-processing generator. Utility ``u = -max_q |q(D) -
     q(D^)|`` with fractional counts has sensitivity ``1/N`` (one record changes each
-    fraction by at most 1/N). The candidate is selected by the Gumbel-max form of the
-    exponential mechanism, ``argmax eps u / (2 Delta_u) + Gumbel`` (``source.gumbel``).
+    fraction by at most 1/N). The candidate is selected by the exponential mechanism,
+    probability proportional to ``exp(eps u / (2 Delta_u))``, sampled exactly
+    (:func:`~privrelease.dp.selection.exponential_mechanism`).
     Output: the selected candidate, resampled with replacement to the requested size.
     """
 
@@ -102,7 +103,7 @@ class BLR(SyntheticMechanism):
         self.chosen_y_ = None if C is None else pool_y[k_sel]
         self.sensitivities_ = {"utility": du}
         self.budget_split_ = {"selection": eps}
-        self.noise_scales_ = {"gumbel_scale_in_utility_units": 2 * du / eps if math.isfinite(eps) else 0.0}
+        self.noise_scales_ = {"selection_temperature_in_utility_units": 2 * du / eps if math.isfinite(eps) else 0.0}
         self.domain_ = dom
         self._set_cost(eps)
         return self

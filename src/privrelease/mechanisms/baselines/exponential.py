@@ -55,7 +55,8 @@ class ExponentialRecords(DataIndependentFit, RowAlignedMechanism):
     factorises: each numeric value v is drawn with weight ``exp(-epsilon |x_j - v| /
     (2 Delta))`` and each categorical level with weight ``exp(-epsilon * 2 [level !=
     x_j] / (2 Delta))`` (the encoded L1 distance of two different levels is 2),
-    independently. Draws use the Gumbel-max trick with the source's Gumbel variates.
+    independently. Each draw is the exact exponential-mechanism sampler of
+    :func:`~privrelease.dp.selection.exponential_mechanism`.
     Cost O(n (p1 |G| + sum_j K_j)).
     """
 

@@ -23,6 +23,7 @@ from ...engine.passes import add
 from ...errors import InputDataError
 from ...noise.counter import counter_uniforms_at
 from .copula_tree import NumericTree
+from ..base import check_one_hot
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
@@ -196,9 +197,9 @@ def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator
 
 
 # ---- the per-chunk maps (module level and picklable: they run on Dask workers) ---------------
-def check_encoded(X, p: int, nan_ok: tuple = ()) -> np.ndarray:
-    """A finite 2-d chunk of ``p`` encoded columns in [0, 1] (NaN allowed in the columns ``nan_ok``:
-    numeric columns that may be missing)."""
+def check_encoded(X, p: int, blocks=(), nan_ok: tuple = ()) -> np.ndarray:
+    """A finite 2-d chunk of ``p`` encoded columns in [0, 1], one-hot in the categorical ``blocks``
+    (NaN allowed in the columns ``nan_ok``: numeric columns that may be missing)."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != p:
         raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
@@ -209,6 +210,7 @@ def check_encoded(X, p: int, nan_ok: tuple = ()) -> np.ndarray:
         raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
     if X.size and (np.nanmin(X) < -1e-12 or np.nanmax(X) > 1 + 1e-12):
         raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+    check_one_hot(X, blocks)
     return X
 
 
@@ -246,7 +248,7 @@ class CellCounter:
         return self.n_classes if (self.n_classes or 0) > 1 else 1
 
     def __call__(self, X, y):
-        X = check_encoded(X, self.p, self.nan_ok)
+        X = check_encoded(X, self.p, self.blocks, self.nan_ok)
         G, rows = self.groups, X.shape[0]
         g = np.zeros(rows, dtype=np.int64)
         label = None

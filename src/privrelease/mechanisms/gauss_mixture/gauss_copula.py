@@ -18,7 +18,7 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import calibrate_rho, zcdp_noise_multiplier
+from ...dp.calibration import accounting_mode, calibrate_rho, zcdp_noise_multiplier
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...errors import DataWarning, InputDataError, ParameterError
@@ -77,7 +77,8 @@ class GaussCopula(SyntheticMechanism):
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
-        Number of label levels (public; the release passes it from the schema).
+        Number of label levels (public; the release passes it from the schema). Required to
+        fit labelled data: it is never read from the labels.
     accounting : "auto", "gaussian" or "zcdp" (as for gauss-pca)
     domain : EncodedDomain or None
     rng : None, int, numpy Generator (or a privrelease RandomSource)
@@ -249,8 +250,7 @@ class GaussCopula(SyntheticMechanism):
         return eps, delta
 
     def _mode(self) -> str:
-        return "zcdp" if (self.accounting == "zcdp" or (self.accounting == "auto" and self.source_.secure)) \
-            else "gaussian"
+        return accounting_mode(self.accounting, self.source_.secure)
 
     def _calibrate(self, eps: float, delta: float, share: float):
         self.accounting_mode_, self._pair_rho = (mode := self._mode()), {}
@@ -390,13 +390,7 @@ class GaussCopula(SyntheticMechanism):
         self.notes_ = []
         out = self._count_cells(passes, C)
         if out[1] and C is None:
-            # Without a declared number of classes the largest code is read from the data and the
-            # cells are counted again per class; the release always declares it (the schema's
-            # levels), so this extra pass is only for direct use with labels.
-            C = out[4]
-            self.notes_.append("n_classes was not declared: the number of classes was read from the labels "
-                               "(not private)")
-            out = self._count_cells(passes, C)
+            C = self._declared_classes()  # raises: refused before any noise is drawn
         n, n_labelled, counts, label_counts, _ = out
         self._n_classes = C
         if n == 0:

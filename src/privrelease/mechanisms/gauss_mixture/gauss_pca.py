@@ -17,15 +17,16 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import calibrate_rho, epsilon_for
+from ...dp.calibration import accounting_mode, calibrate_rho, epsilon_for
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...engine.stats import SufficientStats
 from ...errors import InputDataError, ParameterError
+from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options, PUBLIC_ARRAY, SHARES
-from .pca_parts import (_centre_pass_map, _centre_stats, _clipped_stats_map, _label_count_map, mean_direction_basis,
-                        mixture_from_moments, mixture_from_within, sample_mixture, shrink_covariances)
+from .pca_parts import (_centre_pass_map, _centre_stats, _clipped_stats_map, mean_direction_basis, mixture_from_moments,
+                        mixture_from_within, sample_mixture, shrink_covariances)
 from .pca_releases import (DEFAULT_COMPONENT_GRID, DEFAULT_COMPONENTS, DEFAULT_SELECTION_SHARE, DEFAULT_SPLIT,
                            DEFAULT_WITHIN_RADIUS_SHARE, PARTS, MixtureReleases)
 from .sensitivities import (COUNT_SENSITIVITY, centre_sensitivity, domain_radius, moment_sensitivity,
@@ -36,7 +37,7 @@ from .sensitivities import (COUNT_SENSITIVITY, centre_sensitivity, domain_radius
 __all__ = ["GaussPCA", "DEFAULT_COMPONENT_GRID", "DEFAULT_COMPONENTS", "DEFAULT_SELECTION_SHARE", "DEFAULT_SPLIT",
            "DEFAULT_WITHIN_RADIUS_SHARE", "PARTS", "COUNT_SENSITIVITY", "centre_sensitivity", "domain_radius",
            "moment_sensitivity", "residual_sensitivity", "sq_distance_sensitivity", "sum_sensitivity",
-           "mean_direction_basis", "_centre_pass_map", "_clipped_stats_map", "_label_count_map"]
+           "mean_direction_basis", "_centre_pass_map", "_clipped_stats_map"]
 
 
 
@@ -62,7 +63,9 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         Shares of the total zCDP rho for the parts ``centre, radius, basis, counts,
         sums, moments, residual`` (normalised to sum to 1; omitted parts keep their
         default share). Parts that a configuration does not use (counts without labels,
-        radius with a fixed radius, basis with a public basis) give their share to the others.
+        radius with a fixed radius, basis with a public basis, the residual variance when the
+        basis has all p dimensions, the within-class radius with one class) give their share
+        to the others.
     covariance : "class" or "pooled", default "class"
         One covariance per class, or one pooled within-class covariance.
     centring : "class" or "global", default "class"
@@ -87,13 +90,16 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         Candidates for ``n_components="select"``.
     selection_share : float in (0, 1), default 0.05
     n_classes : int or None
-        Number of label levels (public; the release passes it from the schema).
+        Number of label levels (public; the release passes it from the schema). Required to
+        fit labelled data: it is never read from the labels.
     row_norm_bound : float or None
         Public bound B on ``||x||_2`` of encoded rows (the schema's ``row_norm_bound``);
         rows are scaled into that ball first.
     accounting : "auto", "gaussian" or "zcdp"
-        ``"auto"``: the tight Gaussian profile for continuous Gaussian noise (seeded
-        source), the zCDP conversion for the secure source's discrete Gaussian noise.
+        ``"auto"`` (= ``"zcdp"``): the zCDP conversion, proven for the secure source's
+        discrete Gaussian noise and used by seeded runs too, so that they measure the noise a
+        real release adds. ``"gaussian"``: the tight profile of continuous Gaussian noise, for
+        seeded experiments only (refused with the secure source).
     domain : EncodedDomain or None
     rng : None, int or numpy.random.Generator
 
@@ -140,7 +146,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
        ``u(P) = tr(V_P^T A V_P) - 2 C P^{3/2} sigma_m`` (captured energy of the clipped rows
        minus the expected spectral error of the C per-class moment releases, a
        data-independent penalty); ``||V_P^T z||^2`` lies in [0, R^2], so the utility's
-       sensitivity is ``R^2``; Gumbel-max sampling; ``eps_sel = sqrt(8 rho_sel)``.
+       sensitivity is ``R^2``; exact sampling (:mod:`privrelease.dp.selection`);
+       ``eps_sel = sqrt(8 rho_sel)``.
     6. Per-class statistics: counts (sensitivity ``sqrt(2)``: a class change moves two
        counts; skipped without labels, n being public) and stacked class sums of the
        clipped rows ``z_i`` in the full space (``2 R``, :func:`sum_sensitivity`), both
@@ -248,6 +255,14 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
             self._check_int(self.n_components, "n_components", 1, p)
         return select
 
+    def _possible_dimensions(self, p: int, select: bool) -> list[int]:
+        """Every basis dimension P this configuration can release (public: it does not read the data)."""
+        if self.basis is not None:
+            return [np.asarray(self.basis).shape[1]]
+        if select:
+            return [int(g) for g in self.component_grid if 1 <= int(g) <= p]
+        return [min(DEFAULT_COMPONENTS, p) if self.n_components is None else int(self.n_components)]
+
     def _validate(self, p: int, labelled: bool, radius_mode, one_pass: bool = False) -> dict:
         """The shares of rho per released part, after checking the parameters."""
         select = self._check_options(p)
@@ -263,11 +278,15 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
                 if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0):
                     raise ParameterError(f"budget_split['{k}'] must be a number > 0, got {v!r}")
                 split[k] = float(v)
-        within = self.centring == "class" and labelled and not one_pass
+        # parts that do not run give their share to the others: the within-class pass needs two classes,
+        # the residual variance a basis smaller than p (every P the configuration allows is public)
+        within = self.centring == "class" and labelled and not one_pass and self._declared_classes() > 1
         if within:
             split["within_radius"] = split.get("within_radius", DEFAULT_WITHIN_RADIUS_SHARE)
         if not labelled:
             split.pop("counts")
+        if min(self._possible_dimensions(p, select)) >= p:
+            split.pop("residual")
         if radius_mode != "auto":
             split.pop("radius")
         if self.basis is not None:
@@ -281,9 +300,7 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         return shares
 
     def _calibrate(self, eps: float, delta: float, shares: dict) -> tuple[float, str]:
-        mode = self.accounting
-        if mode == "auto":
-            mode = "zcdp" if self.source_.secure else "gaussian"
+        mode = accounting_mode(self.accounting, self.source_.secure)
         if math.isinf(eps):
             return math.inf, mode
         return calibrate_rho(eps, delta, mode, float(shares.get("selection", 0.0))), mode
@@ -313,29 +330,21 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         chunks are; the noise is added here, on the merged sums. Memory O(C p^2).
         """
         B = self.row_norm_bound
-        first = passes.run(partial(_centre_pass_map, bound=B))
+        blocks = self.domain.blocks if isinstance(self.domain, EncodedDomain) else ()  # checked in every chunk
+        first = passes.run(partial(_centre_pass_map, bound=B, blocks=blocks))
         if first is None or first[0] == 0:
             raise InputDataError("the input has no records")
         n, s1, sq, labelled = first
         labelled = bool(labelled)
+        n_classes = self._declared_classes() if labelled else None
         self.fit_centre(int(n), s1, float(sq), labelled=labelled)
-        n_classes = self._n_classes_from_passes(passes) if labelled else None
         stats = passes.run(partial(_clipped_stats_map, centre=self.centre_, radius=self.radius_, bound=B,
-                                   n_classes=n_classes), merge=SufficientStats.merge)
+                                   n_classes=n_classes, blocks=blocks), merge=SufficientStats.merge)
         self._passes = passes if (self.centring == "class" and labelled) else None
         try:
             return self.fit_stats(stats)
         finally:
             self._passes = None
-
-    def _n_classes_from_passes(self, passes):
-        if self.n_classes is not None:
-            return self._check_int(self.n_classes, "n_classes", 1)
-        # Without a declared number of classes the largest code is read from the data; the
-        # release always passes the schema's level count, so this is only for direct use.
-        k = passes.run(_label_count_map, merge=max) or 0
-        self.notes_.append("n_classes was not declared: the number of classes was read from the labels (not private)")
-        return k
 
     def fit_centre(self, n: int, s1: np.ndarray, sq_norm_sum: float | None, labelled: bool = False,
                    radius_mode=None, one_pass: bool = False):
@@ -412,6 +421,8 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
                 f"ball; these were computed with preprocessing {list(stats.preprocessing) or 'none'} (compute "
                 f"them with SufficientStats.from_matrix(X, preprocessing=mechanism.record_preprocessing()))")
         if one_pass:
+            if stats.classes:
+                self._declared_classes()  # before any noise is drawn
             # one pass on raw statistics: no clipping is possible, radius from the schema
             self.fit_centre(stats.n, stats.s1, None, labelled=bool(stats.classes), radius_mode="schema",
                             one_pass=True)
@@ -430,7 +441,9 @@ class GaussPCA(MixtureReleases, SyntheticMechanism):
         if stats.n != n:
             raise InputDataError(f"the two passes saw different numbers of records ({n} and {stats.n})")
         if self.labelled_ and stats.classes:
-            C = max(max(stats.classes) + 1, int(self.n_classes or 0))
+            C = self._declared_classes()
+            if max(stats.classes) >= C or min(stats.classes) < 0:
+                raise InputDataError(f"a label code is outside the declared {C} classes")
             cls = [stats.classes.get(c) or SufficientStats(p=p) for c in range(C)]
         else:
             C, cls = 1, [stats]

@@ -18,6 +18,7 @@ from ...engine.stats import SufficientStats
 from ...errors import InputDataError
 from ...linalg import fix_signs, psd_repair, psd_sqrt, sorted_eigh, symmetrize
 from ...dp.rounding import largest_remainder
+from ..base import check_one_hot
 from .sensitivities import clip_rows
 
 
@@ -39,30 +40,28 @@ def mean_direction_basis(S1_full, counts, A_noisy, P):
 
 
 # ---- the per-chunk maps of the passes (module level: they run on Dask workers) ------------
-def _checked_chunk(X) -> np.ndarray:
+def _checked_chunk(X, blocks=()) -> np.ndarray:
+    """A finite 2-d chunk in [0, 1] whose declared categorical ``blocks`` are one-hot."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or not np.all(np.isfinite(X)):
         raise InputDataError("X must be a finite 2-d encoded matrix")
     if X.size and (X.min() < -1e-12 or X.max() > 1 + 1e-12):
         raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
+    check_one_hot(X, blocks)
     return X
 
 
-def _centre_pass_map(X, y, bound):
+def _centre_pass_map(X, y, bound, blocks=()):
     """Pass 1 of one chunk: (records, sum x, sum ||x||^2, has labels) after scaling into the ball."""
-    X = _checked_chunk(X)
+    X = _checked_chunk(X, blocks)
     if bound is not None:
         X = scale_rows_to_ball(X, float(bound))
     return X.shape[0], X.sum(axis=0), float(np.einsum("ij,ij->", X, X)), int(y is not None)
 
 
-def _label_count_map(X, y):
-    return int(np.max(y)) + 1 if y is not None and len(y) else 0
-
-
-def _clipped_stats_map(X, y, centre, radius, bound, n_classes):
+def _clipped_stats_map(X, y, centre, radius, bound, n_classes, blocks=()):
     """Pass 2 of one chunk: per-class statistics of the rows clipped around the DP centre."""
-    Z = clip_rows(_checked_chunk(X), centre, radius, bound)
+    Z = clip_rows(_checked_chunk(X, blocks), centre, radius, bound)
     st = SufficientStats(p=Z.shape[1])
     return st.update(Z, None if y is None else np.asarray(y, dtype=int), n_classes)
 

@@ -1,0 +1,269 @@
+"""What one value of a table is, decided from that value alone: the per-record rules both schema drafts use.
+
+A schema draft must not let one record change how the others are read. Every rule here
+looks at a single value: its canonical text (so ``0`` and ``0.0`` in a numeric column
+never depend on whether another record holds ``0.5``), whether it is a missing-value
+spelling, a number (an integer or not), an ISO date, or other text. The drafts count these
+classes per column (exactly in :func:`~privrelease.schema.schema.draft_schema`, with noise
+in :func:`privrelease.dp.draft.dp_draft_schema`) and decide each column's kind from the
+counts with the same rule, :func:`decide_kind`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+# Spellings of a missing value, fixed before any data are read (a public rule).
+NA_TOKENS = ("", "NA", "N/A", "n/a", "na", "NaN", "nan", "null", "NULL", "None", "?", "#N/A")
+# The classes of a value, in the order of the count vector of :func:`value_classes`.
+CLASSES = ("missing", "integer", "fraction", "date", "text")
+_NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+_NUMBER_RE, _DATE_RE, _NA_SET = re.compile(_NUMBER), re.compile(_DATE), frozenset(NA_TOKENS)
+
+# Shares of the rule that decides a column's kind from its class counts (exact or noisy).
+NUMERIC_SHARE = 0.9  # numbers among the present values: numeric (or datetime for dates)
+FRACTION_SHARE = 0.05  # at most this share of non-integers: an integer column
+FEW_LEVELS_OUTSIDE_TOP = 0.05  # at most this share outside the 10 most frequent values: few levels
+TOP_LEVELS = 10
+REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like
+EMPTY_SHARE = 0.01  # fewer present values than this share of n: an empty column
+MIN_IDENTIFIER_N = 100  # below this many records, distinct values say little: never identifier-like
+
+
+def canonical_text(s: pd.Series) -> pd.Series:
+    """Each value as text, decided from that value alone: text stripped of spaces, an integral
+    float without ``.0`` (``0.0`` -> ``'0'``), missing values (None, NaN) as ``""``.
+
+    >>> canonical_text(pd.Series([0.0, 0.5, None, " a "], dtype=object)).tolist()
+    ['0', '0.5', '', 'a']
+    """
+    def one(v) -> str:
+        if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v is pd.NaT:
+            return ""
+        if isinstance(v, (float, np.floating)) and np.isfinite(v) and float(v) == round(float(v)):
+            return str(int(v))
+        if isinstance(v, (pd.Timestamp, np.datetime64)):
+            return pd.Timestamp(v).isoformat()
+        return str(v).strip()
+
+    if s.dtype == object or pd.api.types.is_string_dtype(s):
+        return s.map(one, na_action=None).astype(object)
+    return pd.Series([one(v) for v in s.tolist()], index=s.index, dtype=object)
+
+
+def _unique(text: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct texts and, for every value, the index of its text (each rule runs once per distinct text)."""
+    uniq, inv = np.unique(np.asarray(text, dtype=object).astype(str), return_inverse=True)
+    return uniq, inv.reshape(-1)
+
+
+def _class_of(t: str) -> int:
+    if t in _NA_SET:
+        return 0
+    if _NUMBER_RE.fullmatch(t):
+        v = float(t)
+        return 1 if math.isfinite(v) and v == round(v) else 2
+    return 3 if _DATE_RE.fullmatch(t) else 4
+
+
+def value_classes(text: pd.Series) -> np.ndarray:
+    """The class of every value (an index into :data:`CLASSES`), from its canonical text alone.
+
+    >>> value_classes(pd.Series(["", "?", "40", "40.5", "1e3", "2020-01-31", "abc"])).tolist()
+    [0, 0, 1, 2, 1, 3, 4]
+    """
+    uniq, inv = _unique(text)
+    return np.array([_class_of(t) for t in uniq], dtype=np.int64)[inv] if len(inv) else np.zeros(0, np.int64)
+
+
+def as_numbers(text: pd.Series) -> np.ndarray:
+    """The numbers of the values (NaN for values that are not numbers)."""
+    uniq, inv = _unique(text)
+    v = [float(t) if t not in _NA_SET and _NUMBER_RE.fullmatch(t) else math.nan for t in uniq]
+    return np.array(v, dtype=np.float64)[inv] if len(inv) else np.zeros(0)
+
+
+def as_days(text: pd.Series) -> np.ndarray:
+    """Days since 1970-01-01 (fractional for times of day) of the ISO dates (NaN for other values)."""
+    uniq, inv = _unique(text)
+    ok = np.array([_class_of(t) == 3 for t in uniq], dtype=bool)
+    d = pd.to_datetime(pd.Series(np.where(ok, uniq, None), dtype=object), errors="coerce", format="ISO8601")
+    ns = d.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64)
+    days = np.where(d.isna().to_numpy(), np.nan, ns / 86_400e9)
+    return days[inv] if len(inv) else np.zeros(0)
+
+
+def iso_day(days: float) -> str:
+    """The ISO date of a day number (days since 1970-01-01).
+
+    >>> iso_day(0), iso_day(19723)
+    ('1970-01-01', '2024-01-01')
+    """
+    return (pd.Timestamp("1970-01-01") + pd.Timedelta(days=int(np.floor(days)))).date().isoformat()
+
+
+def identifier_name(name) -> bool:
+    """Whether a column's (public) name says it is an identifier: ``id``, ``*_id``, ``patientId``, ``uuid``.
+
+    >>> [identifier_name(n) for n in ("id", "patient_id", "PatientID", "recordId", "paid", "age", "valid")]
+    [True, True, True, True, False, False, False]
+    """
+    text = str(name)
+    return bool(re.fullmatch(r"(?i)(id|uuid|guid)", text) or re.search(r"(?i)[_\-\s.](id|uuid|guid)$", text)
+                or re.search(r"[a-z0-9](Id|ID)$", text))
+
+
+@dataclass(frozen=True)
+class ColumnCounts:
+    """What the kind rule reads of a column (exact counts, or noisy ones in the DP draft).
+
+    ``classes``: counts per :data:`CLASSES`; ``outside_top``: values outside the
+    :data:`TOP_LEVELS` most frequent ones; ``repeats``: present values minus distinct values.
+    """
+
+    classes: tuple
+    outside_top: float
+    repeats: float
+
+    @classmethod
+    def exact(cls, text: pd.Series) -> "ColumnCounts":
+        """The exact counts of a column given as canonical text."""
+        codes = value_classes(text)
+        present = text[codes != 0]
+        vc = present.value_counts()
+        return cls(classes=tuple(np.bincount(codes, minlength=len(CLASSES)).astype(float).tolist()),
+                   outside_top=float(len(present) - vc.iloc[:TOP_LEVELS].sum()),
+                   repeats=float(len(present) - len(vc)))
+
+
+def decide_kind(counts: ColumnCounts, n: int) -> str:
+    """A column's kind from its counts: ``empty``, ``identifier``, ``numeric``, ``integer`` (a numeric
+    column of whole numbers), ``datetime`` or ``categorical``; the same rule for both drafts.
+
+    >>> decide_kind(ColumnCounts((0, 990, 10, 0, 0), outside_top=700, repeats=900), 1000)
+    'integer'
+    >>> decide_kind(ColumnCounts((0, 1000, 0, 0, 0), outside_top=0, repeats=998), 1000)
+    'categorical'
+    >>> decide_kind(ColumnCounts((0, 0, 0, 0, 1000), outside_top=990, repeats=0), 1000)
+    'identifier'
+    """
+    c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
+    present = c[1:].sum()
+    if present < max(EMPTY_SHARE * n, 1.0):
+        return "empty"
+    few_levels = max(counts.outside_top, 0.0) <= FEW_LEVELS_OUTSIDE_TOP * present
+    distinct = n >= MIN_IDENTIFIER_N and max(counts.repeats, 0.0) <= REPEAT_SHARE * present
+    if c[1] + c[2] >= NUMERIC_SHARE * present:
+        if few_levels:
+            return "categorical"
+        integer = whole_numbers(counts)
+        if integer and distinct:
+            return "identifier"
+        return "integer" if integer else "numeric"
+    if c[3] >= NUMERIC_SHARE * present:
+        return "datetime"
+    return "identifier" if distinct else "categorical"
+
+
+def whole_numbers(counts: ColumnCounts) -> bool:
+    """Whether a numeric column's counts say integer: at most :data:`FRACTION_SHARE` of its numbers are fractions."""
+    c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
+    return bool(c[2] <= FRACTION_SHARE * c[1:].sum())
+
+
+def declared_levels_spec(levels, is_label: bool, other: str = "(other)") -> dict:
+    """A categorical column of declared (public) levels: values not declared and missing values go to ``other``.
+
+    >>> declared_levels_spec(["a", "b", "a"], True)["categories"]
+    ['a', 'b', '(other)']
+    """
+    levels = [str(v) for v in dict.fromkeys(levels)]
+    other = other if other not in levels else other + " "
+    spec: dict = {"type": "categorical", "categories": levels + [other]}
+    if is_label:
+        spec["role"] = "label"
+    spec.update(missing=other, other=other)
+    return spec
+
+
+def missing_tokens(text: pd.Series) -> list[str]:
+    """The missing-value spellings that occur in a column (for the non-private draft's ``na_values``)."""
+    present = set(text.astype(str).unique().tolist())
+    return [t for t in NA_TOKENS if t in present]
+
+
+@dataclass(frozen=True)
+class StatedFacts:
+    """The public facts a user states about a table's columns before a draft reads it.
+
+    ``numeric``, ``categorical``, ``datetime``, ``integer``: column names of that kind
+    (``integer`` implies numeric); ``levels``: ``{column: [level, ...]}`` declared levels
+    (implies categorical); ``label``: the label column (categorical). A Parquet file's
+    declared types give the same facts (:func:`declared_facts`).
+    """
+
+    label: str | None = None
+    numeric: frozenset = frozenset()
+    categorical: frozenset = frozenset()
+    datetime: frozenset = frozenset()
+    integer: frozenset = frozenset()
+    levels: dict | None = None
+
+    @classmethod
+    def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None) -> "StatedFacts":
+        return cls(label, frozenset(map(str, numeric)), frozenset(map(str, categorical)),
+                   frozenset(map(str, datetime)), frozenset(map(str, integer)),
+                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()})
+
+    def names(self) -> set:
+        """Every column named by a fact."""
+        return (set(self.numeric) | set(self.categorical) | set(self.datetime) | set(self.integer)
+                | set(self.levels or {}) | ({self.label} if self.label is not None else set()))
+
+    def kind(self, name) -> str | None:
+        """The stated kind of a column (``categorical``, ``integer``, ``numeric``, ``datetime``) or None."""
+        name = str(name)
+        if name == self.label or name in self.categorical or name in (self.levels or {}):
+            return "categorical"
+        if name in self.integer:
+            return "integer"
+        if name in self.numeric:
+            return "numeric"
+        return "datetime" if name in self.datetime else None
+
+    def conflicts(self) -> list[str]:
+        """Columns stated with two kinds."""
+        groups = [set(self.categorical) | set(self.levels or {}) | ({self.label} - {None}),
+                  set(self.numeric) | set(self.integer), set(self.datetime)]
+        return sorted({c for i, g in enumerate(groups) for h in groups[i + 1:] for c in g & h})
+
+    def merged(self, other: "StatedFacts") -> "StatedFacts":
+        """These facts, completed by ``other``'s for the columns these do not state."""
+        mine = self.names()
+        keep = lambda s: frozenset(c for c in s if c not in mine)  # noqa: E731
+        return StatedFacts(self.label, self.numeric | keep(other.numeric), self.categorical | keep(other.categorical),
+                           self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels)
+
+
+def declared_facts(df: pd.DataFrame) -> StatedFacts:
+    """The kinds a typed file (Parquet) declares: integer, float, date/time and boolean columns
+    (text columns declare nothing). Only for files whose types are declared, never for types
+    a reader inferred from the values (as a CSV reader does)."""
+    kinds: dict = {"numeric": [], "categorical": [], "datetime": [], "integer": []}
+    for name in df.columns:
+        s = df[name]
+        if pd.api.types.is_bool_dtype(s):
+            kinds["categorical"].append(name)
+        elif pd.api.types.is_integer_dtype(s):
+            kinds["integer"].append(name)
+        elif pd.api.types.is_float_dtype(s):
+            kinds["numeric"].append(name)
+        elif pd.api.types.is_datetime64_any_dtype(s):
+            kinds["datetime"].append(name)
+    return StatedFacts.of(**kinds)
