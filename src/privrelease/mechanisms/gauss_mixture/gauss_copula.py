@@ -252,6 +252,12 @@ class GaussCopula(SyntheticMechanism):
     def _mode(self) -> str:
         return accounting_mode(self.accounting, self.source_.secure)
 
+    def _split(self, eps: float, delta: float, mode: str, share: float) -> tuple:
+        """``((rho, rho_hist, rho_mix, eps_mix), pair rhos)``: without the pair stage, :func:`split_budget`."""
+        if self.pair_plan_ is None:
+            return split_budget(eps, delta, mode, share), {}
+        return split_budget_with(self.pair_plan_, eps, delta, mode, share)
+
     def _calibrate(self, eps: float, delta: float, share: float):
         self.accounting_mode_, self._pair_rho = (mode := self._mode()), {}
         if math.isinf(eps):
@@ -263,8 +269,7 @@ class GaussCopula(SyntheticMechanism):
             self.rho_ = calibrate_rho(eps, delta, mode, 0.0)
             self.rho_split_ = {"marginals": 0.0, "mixture": self.rho_}
             return eps
-        (rho, rho_hist, rho_mix, eps_mix), self._pair_rho = split_budget_with(self.pair_plan_, eps, delta, mode,
-                                                                               float(share) or 1e-9)
+        (rho, rho_hist, rho_mix, eps_mix), self._pair_rho = self._split(eps, delta, mode, float(share) or 1e-9)
         if not (rho_hist > 0 and rho_mix > 0):
             raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
         self.rho_ = rho
@@ -417,7 +422,7 @@ class GaussCopula(SyntheticMechanism):
         leaf counts are kept (summed over the classes when not per class)."""
         eps, delta = self._eps_delta
         rho_h = math.inf if math.isinf(eps) else \
-            split_budget_with(self.pair_plan_, eps, delta, self._mode(), float(self.marginal_share))[0][1]
+            self._split(eps, delta, self._mode(), float(self.marginal_share))[0][1]
         n_cat = len(counts) - len(self.cells_)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
             n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(rho_h), self.by_label,
