@@ -120,7 +120,7 @@ def test_report_marks_timeouts_and_wide_tables():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("peer", ["mst", "privbayes"])
+@pytest.mark.parametrize("peer", ["mst", "privbayes", "mst-mbi2", "aim-mbi2", "aim-opendp"])
 def test_peer_releases_the_public_cells(tmp_path, peer):
     """A peer run through its helper in its own venv returns codes inside the public domain, with the joint kept."""
     import argparse
