@@ -67,22 +67,27 @@ PEER_NOTES = {
                 "estimation, after the paper with the defaults of Private-PGM's reference mechanism: rho split "
                 "1/3 one-way marginals, 1/3 selecting a maximum spanning tree of pairs (exponential mechanism on "
                 "each pair's L1 error under the one-way model), 1/3 the tree's two-way marginals; cells with a "
-                "noisy count below 3 sigma merged; mirror descent, 5,000 iterations; bounded only by the "
-                "peer time bound.",
+                "noisy count below 3 sigma merged; mirror descent, 5,000 iterations.",
     "aim-mbi2": "AIM (McKenna, Mullins, Sheldon and Miklau 2022) written in `benchmarks/peers/mbi2_peer.py` on "
                 "mbi 2's estimation with the defaults of Private-PGM's reference mechanism: workload every pair "
                 "(at most 10,000 cells), candidates its downward closure; every one-way marginal measured "
                 "first; 16 x columns rounds to start with, 90 % of a round on the Gaussian measurement and 10 % "
                 "on the exponential-mechanism selection; model bound 80 MB scaled by the budget spent; budget "
                 "annealing (noise halved when a measurement moves the model less than the expected noise); "
-                "mirror descent, 1,000 iterations per round, warm-started; bounded only by the peer time bound.",
+                "mirror descent, 1,000 iterations per round, warm-started.",
     "aim-opendp": "AIM of the OpenDP Library (`opendp.extras.mbi.AIM` through its contingency table, "
                   "`benchmarks/peers/opendp_peer.py`) on the mbi it pins, with its defaults (half of rho on "
                   "the one-way marginals, 80 MB, 16 x columns rounds) but the same degree-2 workload "
                   "(`queries=2`); OpenDP draws its noise from its own generator, so the seed fixes the sampling "
-                  "only; i.i.d. sampling over the junction tree's maximal cliques (the repair above); bounded "
-                  "only by the peer time bound.",
+                  "only; i.i.d. sampling over the junction tree's maximal cliques (the repair above).",
 }
+PEER_NOTES_COMMON = (
+    "These peers turn (epsilon, delta) into zero-concentrated DP by the conversion of Canonne, Kamath and "
+    "Steinke (2020) (rho = 0.02436 at epsilon 1, delta 1e-6; the same figure OpenDP's own conversion gives), "
+    "under their own neighbouring relation, one record added or removed (each marginal has L2 sensitivity 1); "
+    "under ours, one record replaced, the same noise guarantees at most 4 rho (2 rho for the Gaussian "
+    "measurements, whose L2 sensitivity becomes sqrt 2; 4 rho for the selections, whose sensitivity doubles). They are bounded only by the peer "
+    "time bound ({bound:.0f} s), so that they run to completion; peak memory and rho are in the results JSON.")
 METRICS = [("lr_accuracy", "LR acc"), ("lr_auc", "LR AUC"), ("lr_macro_f1", "LR macro-F1"),
            ("gbdt_accuracy", "GBDT acc"), ("gbdt_auc", "GBDT AUC"), ("gbdt_macro_f1", "GBDT macro-F1"),
            ("tvd_1way", "1-way TVD"), ("tvd_2way", "2-way TVD"), ("sdm_overall", "SDM overall"),
@@ -359,6 +364,8 @@ def markdown(result) -> str:
     for peer, v in c.get("peer_versions", {}).items():
         lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."
                   + (f" {PEER_NOTES[peer]}" if peer in PEER_NOTES else "")]
+    if set(c.get("peer_versions", {})) & set(PEER_NOTES):
+        lines += ["", PEER_NOTES_COMMON.format(bound=c.get("peer_timeout", 0))]
     lines.append("")
     for ds, e in result["datasets"].items():
         multi = e["label_levels"] > 2
