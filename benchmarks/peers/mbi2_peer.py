@@ -121,9 +121,14 @@ def spanning_tree(data, rho, oneway, rng):
     if len(names) < 2:
         return []
     model = fit(data.domain, oneway, iters=1000)
+    # The one-way model is a product: its pair marginal is the outer product of its one-way
+    # marginals over the total (the same numbers model.project gives, without compiling a
+    # variable elimination per pair).
+    one = {c: np.asarray(model.project((c,)).datavector(), dtype=float) for c in names}
+    total = float(sum(one[names[0]]))
     pairs = list(itertools.combinations(names, 2))
-    err = {p: float(np.abs(np.asarray(data.project(p).datavector())
-                           - np.asarray(model.project(p).datavector())).sum()) for p in pairs}
+    err = {(a, b): float(np.abs(np.asarray(data.project((a, b)).datavector(flatten=False), dtype=float)
+                                - np.outer(one[a], one[b]) / total).sum()) for a, b in pairs}
     parent = {c: c for c in names}
 
     def root(c):
