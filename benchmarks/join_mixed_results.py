@@ -34,6 +34,7 @@ def join(parts: list[dict]) -> dict:
                 have["summary"] = bench_mixed.summarize(have["runs"])
     seeds = sorted({r["seed"] for e in out["datasets"].values() for rel in e["releases"].values() for r in rel["runs"]})
     out["config"]["seeds"] = seeds
+    out["config"]["peer_timeout"] = max(p["config"].get("peer_timeout", 0) for p in parts)
     out["config"]["started_utc"] = min(p["config"]["started_utc"] for p in parts)
     out["config"]["elapsed_seconds"] = max(p["config"].get("elapsed_seconds", 0) for p in parts)
     out["config"].pop("finished_utc", None)
