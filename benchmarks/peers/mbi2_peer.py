@@ -184,6 +184,8 @@ def select(candidates, answers, model, eps, sigma, domain, rng):
 
 def aim(data, rho, rng, max_model_mb=80.0, iters=1000, log=None):
     """AIM with budget annealing; returns the final model."""
+    import jax
+
     domain = data.domain
     candidates = aim_candidates(domain)
     answers = {cl: np.asarray(data.project(cl).datavector(), dtype=float) for cl in candidates}
@@ -207,6 +209,10 @@ def aim(data, rho, rng, max_model_mb=80.0, iters=1000, log=None):
             log(f"round {len(measurements) - len(oneway)}: {cl} sigma {sigma:.1f} budget {used / rho:.3f}")
         if change <= np.sqrt(2 / np.pi) * sigma * domain.size(cl):
             sigma, eps = sigma / 2, eps * 2
+        # Every round has a new model structure, so nothing compiled for the last one is used again;
+        # without this the compiled programs pile up until the process runs out of memory mappings
+        # (two Adult releases failed after 37-49 min with "LLVM ... Unable to allocate section memory").
+        jax.clear_caches()
     return fit(domain, measurements, iters, warm_start=model)
 
 
