@@ -361,10 +361,14 @@ def markdown(result) -> str:
              "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items()) + "."]
     if c.get("note"):
         lines += ["", f"**Note.** {c['note']}"]
-    for peer, v in c.get("peer_versions", {}).items():
-        lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."
+    ran = {n for e in result["datasets"].values() for n in e["releases"]}
+    described = {**c.get("peer_versions", {}), **{p: {} for p in PEER_NOTES if p in ran and p not in
+                                                 c.get("peer_versions", {})}}
+    for peer, v in described.items():
+        lines += ["", f"Peer {peer} (own venv): " + (", ".join(f"{k} {x}" for k, x in v.items()) + "."
+                                                     if v else "no release finished.")
                   + (f" {PEER_NOTES[peer]}" if peer in PEER_NOTES else "")]
-    if set(c.get("peer_versions", {})) & set(PEER_NOTES):
+    if set(described) & set(PEER_NOTES):
         lines += ["", PEER_NOTES_COMMON.format(bound=c.get("peer_timeout", 0))]
     lines.append("")
     for ds, e in result["datasets"].items():
