@@ -67,14 +67,15 @@ PEER_NOTES = {
                 "estimation, after the paper with the defaults of Private-PGM's reference mechanism: rho split "
                 "1/3 one-way marginals, 1/3 selecting a maximum spanning tree of pairs (exponential mechanism on "
                 "each pair's L1 error under the one-way model), 1/3 the tree's two-way marginals; cells with a "
-                "noisy count below 3 sigma merged; mirror descent, 5,000 iterations.",
+                "noisy count below 3 sigma merged; mirror descent, 5,000 iterations; JAX in float64.",
     "aim-mbi2": "AIM (McKenna, Mullins, Sheldon and Miklau 2022) written in `benchmarks/peers/mbi2_peer.py` on "
                 "mbi 2's estimation with the defaults of Private-PGM's reference mechanism: workload every pair "
                 "(at most 10,000 cells), candidates its downward closure; every one-way marginal measured "
                 "first; 16 x columns rounds to start with, 90 % of a round on the Gaussian measurement and 10 % "
                 "on the exponential-mechanism selection; model bound 80 MB scaled by the budget spent; budget "
                 "annealing (noise halved when a measurement moves the model less than the expected noise); "
-                "mirror descent, 1,000 iterations per round, warm-started.",
+                "mirror descent, 1,000 iterations per round, warm-started; JAX in float64, its compiled programs "
+                "dropped after each round.",
     "aim-opendp": "AIM of the OpenDP Library (`opendp.extras.mbi.AIM` through its contingency table, "
                   "`benchmarks/peers/opendp_peer.py`) on the mbi it pins, with its defaults (half of rho on "
                   "the one-way marginals, 80 MB, 16 x columns rounds) but the same degree-2 workload "
