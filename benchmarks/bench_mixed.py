@@ -44,6 +44,9 @@ PEERS = {
     "mst": ("smartnoise", "snsynth_peer.py", "mst"),
     "aim": ("smartnoise", "snsynth_peer.py", "aim"),
     "privbayes": ("datasynthesizer", "privbayes_peer.py", "privbayes"),
+    "mst-mbi2": ("mbi2", "mbi2_peer.py", "mst"),
+    "aim-mbi2": ("mbi2", "mbi2_peer.py", "aim"),
+    "aim-opendp": ("opendp", "opendp_peer.py", "aim"),
 }
 # smartnoise-synth 1.0.8 also requires opacus (and so torch with its CUDA wheels, gigabytes) for its
 # neural synthesizers only; MST and AIM do not import it, so the venv gets the other requirements.
@@ -52,7 +55,41 @@ VENV_INSTALL = {
                    ["Faker>=17", "disjoint-set>=0.9,<0.10", "mbi==1.1.0", "pac-synth>=0.0.8,<0.0.9",
                     "smartnoise-sql>=1.0.10"]],
     "datasynthesizer": [["DataSynthesizer==0.1.13"]],
+    # mbi 2.x ships estimation only; MST and AIM are written on it in peers/mbi2_peer.py.
+    "mbi2": [["mbi==2.0.0", "jax==0.10.2", "jaxlib==0.10.2", "numpy==2.4.6", "scipy==1.17.1", "pandas==3.1.1"]],
+    # OpenDP 0.16's AIM with exactly what it pins (mbi 1.1.0, polars 1.36.1).
+    "opendp": [["opendp[mbi]==0.16.0", "jax==0.10.2", "jaxlib==0.10.2", "numpy==2.4.6", "pandas==3.1.1"]],
 }
+# Bounded peers (time in seconds); every other peer gets --peer-timeout.
+BOUNDED = {"aim": "aim_timeout", "privbayes": "privbayes_timeout"}
+# How each peer written for this benchmark works (printed with its versions in the report).
+PEER_NOTES = {
+    "mst-mbi2": "MST (McKenna, Miklau and Sheldon 2021) written in `benchmarks/peers/mbi2_peer.py` on mbi 2's "
+                "estimation, after the paper with the defaults of Private-PGM's reference mechanism: rho split "
+                "1/3 one-way marginals, 1/3 selecting a maximum spanning tree of pairs (exponential mechanism on "
+                "each pair's L1 error under the one-way model), 1/3 the tree's two-way marginals; cells with a "
+                "noisy count below 3 sigma merged; mirror descent, 5,000 iterations; JAX in float64.",
+    "aim-mbi2": "AIM (McKenna, Mullins, Sheldon and Miklau 2022) written in `benchmarks/peers/mbi2_peer.py` on "
+                "mbi 2's estimation with the defaults of Private-PGM's reference mechanism: workload every pair "
+                "(at most 10,000 cells), candidates its downward closure; every one-way marginal measured "
+                "first; 16 x columns rounds to start with, 90 % of a round on the Gaussian measurement and 10 % "
+                "on the exponential-mechanism selection; model bound 80 MB scaled by the budget spent; budget "
+                "annealing (noise halved when a measurement moves the model less than the expected noise); "
+                "mirror descent, 1,000 iterations per round, warm-started; JAX in float64, its compiled programs "
+                "dropped after each round.",
+    "aim-opendp": "AIM of the OpenDP Library (`opendp.extras.mbi.AIM` through its contingency table, "
+                  "`benchmarks/peers/opendp_peer.py`) on the mbi it pins, with its defaults (half of rho on "
+                  "the one-way marginals, 80 MB, 16 x columns rounds) but the same degree-2 workload "
+                  "(`queries=2`); OpenDP draws its noise from its own generator, so the seed fixes the sampling "
+                  "only; i.i.d. sampling over the junction tree's maximal cliques (the repair above).",
+}
+PEER_NOTES_COMMON = (
+    "These peers turn (epsilon, delta) into zero-concentrated DP by the conversion of Canonne, Kamath and "
+    "Steinke (2020) (rho = 0.02436 at epsilon 1, delta 1e-6; the same figure OpenDP's own conversion gives), "
+    "under their own neighbouring relation, one record added or removed (each marginal has L2 sensitivity 1); "
+    "under ours, one record replaced, the same noise guarantees at most 4 rho (2 rho for the Gaussian "
+    "measurements, whose L2 sensitivity becomes sqrt 2; 4 rho for the selections, whose sensitivity doubles). They are bounded only by the peer "
+    "time bound ({bound:.0f} s), so that they run to completion; peak memory and rho are in the results JSON.")
 METRICS = [("lr_accuracy", "LR acc"), ("lr_auc", "LR AUC"), ("lr_macro_f1", "LR macro-F1"),
            ("gbdt_accuracy", "GBDT acc"), ("gbdt_auc", "GBDT AUC"), ("gbdt_macro_f1", "GBDT macro-F1"),
            ("tvd_1way", "1-way TVD"), ("tvd_2way", "2-way TVD"), ("tvd_3way", "3-way TVD"),
@@ -83,6 +120,14 @@ def ensure_venv(root: Path, name: str) -> Path:
     return py
 
 
+def save_release(released, root: Path, ds, name, seed) -> str:
+    """A peer's released table (decoded values) as CSV under ``root``, for re-evaluation later."""
+    path = root / ds / f"{name}-seed{seed}.csv"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    released.to_csv(path, index=False)
+    return str(path)
+
+
 def run_peer(peer: str, cells, schema, bins, args, seed, work: Path) -> dict:
     """One peer release: codes in, codes out, through the peer's helper in its venv."""
     from privrelease.experiments.mixed_bench import cell_cardinalities
@@ -95,7 +140,7 @@ def run_peer(peer: str, cells, schema, bins, args, seed, work: Path) -> dict:
         "method": method, "input": str(inp), "output": str(out), "result": str(res), "seed": seed,
         "cardinalities": cell_cardinalities(schema, bins), "epsilon": args.epsilon, "delta": args.delta,
         "rows": len(cells), "degree": args.privbayes_degree}))
-    limit = {"aim": args.aim_timeout, "privbayes": args.privbayes_timeout}.get(peer, args.peer_timeout)
+    limit = getattr(args, BOUNDED[peer]) if peer in BOUNDED else args.peer_timeout
     t = time.perf_counter()
     try:
         proc = subprocess.run([str(py), str(HERE / "peers" / helper), str(spec)],
@@ -110,6 +155,7 @@ def run_peer(peer: str, cells, schema, bins, args, seed, work: Path) -> dict:
 
     r["codes"] = pd.read_csv(out)
     r["status"] = "ok"
+    r["helper_log_tail"] = proc.stderr.strip().splitlines()[-3:]
     return r
 
 
@@ -172,10 +218,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", default="adult,diabetes130,hapt")
     ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--seed-list", default=None, help="comma-separated seeds to run (overrides --seeds)")
     ap.add_argument("--out", type=Path, default=HERE / "results" / "mixed.json")
     ap.add_argument("--markdown", type=Path, default=HERE.parent / "docs" / "results" / "benchmark-mixed.md")
     ap.add_argument("--ours", default=None, help="our mechanisms by name (default: the default mechanism "
-                                                  "and jiang-lda)")
+                                                  "and jiang-lda; \"\" for none)")
     ap.add_argument("--peers", default="mst,privbayes,aim")
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--delta", type=float, default=1e-6, help="the same for everyone; must be below 1/n")
@@ -187,6 +234,8 @@ def main(argv=None):
     ap.add_argument("--aim-timeout", type=float, default=600)
     ap.add_argument("--privbayes-timeout", type=float, default=600)
     ap.add_argument("--privbayes-degree", type=int, default=2)
+    ap.add_argument("--save-releases", type=Path, default=None,
+                    help="write each peer's released table (decoded CSV) under DIR/DATASET/PEER-seedS.csv")
     ap.add_argument("--peers-on-wide", action="store_true", help="also try the peers on all-numeric wide tables")
     ap.add_argument("--sdmetrics-max-columns", type=int, default=60,
                     help="skip SDMetrics on wider tables (its pair trends cover every pair)")
@@ -205,15 +254,16 @@ def main(argv=None):
     from privrelease.experiments.mixed_bench import from_cells, to_cells
     from privrelease.release import DEFAULT_MECHANISM
 
-    ours = [m for m in (a.ours or f"{DEFAULT_MECHANISM},jiang-lda").split(",") if m]
+    ours = [m for m in (f"{DEFAULT_MECHANISM},jiang-lda" if a.ours is None else a.ours).split(",") if m]
     peers = [p for p in a.peers.split(",") if p]
     for p in peers:
         if p not in PEERS:
             raise SystemExit(f"unknown peer {p!r}: {sorted(PEERS)}")
+    seeds = [int(x) for x in a.seed_list.split(",")] if a.seed_list else list(range(a.seeds))
     started = time.perf_counter()
     result = {"config": {"command": " ".join([Path(sys.argv[0]).name] + (argv or sys.argv[1:])),
                          "epsilon": a.epsilon, "delta": a.delta, "bins_1way": a.bins, "bins_2way": 10,
-                         "peer_bins": a.bins, "decode": a.decode, "seeds": list(range(a.seeds)), "ours": ours,
+                         "peer_bins": a.bins, "decode": a.decode, "seeds": seeds, "ours": ours,
                          "peers": peers, "aim_timeout": a.aim_timeout, "privbayes_timeout": a.privbayes_timeout,
                          "peer_timeout": a.peer_timeout, "max_rows": a.max_rows, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
                          "started_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -247,7 +297,7 @@ def main(argv=None):
             result["datasets"][ds] = entry
             log(f"{ds}: {n:,} train, {len(test):,} test records, {len(schema.columns)} columns")
             cells = to_cells(train, schema, a.bins) if peers and not (wide and not a.peers_on_wide) else None
-            for seed in range(a.seeds):
+            for seed in seeds:
                 for name in ours + peers:
                     rel = entry["releases"].setdefault(name, {"kind": "ours" if name in ours else "peer", "runs": []})
                     if name in peers and cells is None:
@@ -263,6 +313,8 @@ def main(argv=None):
                         if r["status"] == "ok":
                             released = from_cells(r.pop("codes"), schema, a.bins, a.decode, rng=seed)
                             result["config"]["peer_versions"][name] = r.pop("versions")
+                            if a.save_releases is not None:
+                                r["release_csv"] = save_release(released, a.save_releases, ds, name, seed)
                     r["seed"] = seed
                     if r["status"] == "ok":
                         ev = evaluate(train, released, schema, test, label, sdmetrics=use_sdm, baseline=False,
@@ -318,8 +370,15 @@ def markdown(result) -> str:
              "Versions: " + ", ".join(f"{k} {v}" for k, v in c["versions"].items()) + "."]
     if c.get("note"):
         lines += ["", f"**Note.** {c['note']}"]
-    for peer, v in c.get("peer_versions", {}).items():
-        lines += ["", f"Peer {peer} (own venv): " + ", ".join(f"{k} {x}" for k, x in v.items()) + "."]
+    ran = {n for e in result["datasets"].values() for n in e["releases"]}
+    described = {**c.get("peer_versions", {}), **{p: {} for p in PEER_NOTES if p in ran and p not in
+                                                 c.get("peer_versions", {})}}
+    for peer, v in described.items():
+        lines += ["", f"Peer {peer} (own venv): " + (", ".join(f"{k} {x}" for k, x in v.items()) + "."
+                                                     if v else "no release finished.")
+                  + (f" {PEER_NOTES[peer]}" if peer in PEER_NOTES else "")]
+    if set(described) & set(PEER_NOTES):
+        lines += ["", PEER_NOTES_COMMON.format(bound=c.get("peer_timeout", 0))]
     lines.append("")
     for ds, e in result["datasets"].items():
         multi = e["label_levels"] > 2

@@ -11,9 +11,11 @@ def cpu_seconds():
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def write_result(path, wall, cpu, fit_wall, fit_cpu, packages):
-    """The timing and the versions of ``packages`` as JSON."""
+def write_result(path, wall, cpu, fit_wall, fit_cpu, packages, extra=None):
+    """The timing, the versions of ``packages`` and any ``extra`` fields as JSON."""
     versions = {p: importlib.metadata.version(p) for p in packages}
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
     with open(path, "w") as fh:
         json.dump({"wall_seconds": wall, "cpu_seconds": cpu, "fit_wall_seconds": fit_wall,
-                   "fit_cpu_seconds": fit_cpu, "versions": versions}, fh)
+                   "fit_cpu_seconds": fit_cpu, "peak_rss_mb": peak_mb, "versions": versions,
+                   **(extra or {})}, fh)

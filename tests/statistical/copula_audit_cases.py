@@ -43,7 +43,7 @@ import pytest
 
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
 from privrelease.audit import AsRealRelease, DrawsAudit, audit_draws, draw_index
-from privrelease.dp.calibration import calibrate_rho
+from privrelease.dp.calibration import accounting_mode, calibrate_rho
 from privrelease.linalg import upper
 from privrelease.schema.encoding import EncodedDomain
 
@@ -157,7 +157,7 @@ class CopulaCase:
     def claim(self) -> float:
         """The claimed mu: ``sqrt(2 rho)`` of the audited parts, from the code as it is when called."""
         if self.parts is None:
-            return math.sqrt(2.0 * calibrate_rho(EPS, DELTA, "gaussian"))
+            return math.sqrt(2.0 * calibrate_rho(EPS, DELTA, accounting_mode("auto", secure=False)))
         m = self.fit(self.d0, 0)
         rho = sum(m.budget_split_["rho_" + k[:-len("_std")]] for k in self.parts)
         return math.sqrt(2.0 * rho)

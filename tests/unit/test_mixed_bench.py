@@ -120,7 +120,7 @@ def test_report_marks_timeouts_and_wide_tables():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("peer", ["mst", "privbayes"])
+@pytest.mark.parametrize("peer", ["mst", "privbayes", "mst-mbi2", "aim-mbi2", "aim-opendp"])
 def test_peer_releases_the_public_cells(tmp_path, peer):
     """A peer run through its helper in its own venv returns codes inside the public domain, with the joint kept."""
     import argparse
@@ -147,3 +147,22 @@ def test_peer_releases_the_public_cells(tmp_path, peer):
     from privrelease.evaluation.fidelity import tvd_2way
 
     assert tvd_2way(df, released, schema)[("c", "y")] < 0.1
+
+
+def test_join_concatenates_runs_split_across_files():
+    join = load_script("benchmarks/join_mixed_results.py")
+
+    def part(seed, acc, peer_versions):
+        run = {"status": "ok", "seed": seed, "metrics": {"lr_accuracy": acc}}
+        return {"config": {"command": f"bench_mixed.py --seed-list {seed}", "started_utc": f"t{seed}",
+                           "elapsed_seconds": 10.0 * (seed + 1), "peers": ["aim-mbi2"], "ours": [],
+                           "versions": {}, "peer_versions": peer_versions},
+                "datasets": {"adult": {"n_train": 10, "releases": {"aim-mbi2": {"kind": "peer", "runs": [run]}}}}}
+
+    out = join.join([part(1, 0.7, {"aim-mbi2": {"mbi": "2.0.0"}}), part(0, 0.8, {"mst-mbi2": {"mbi": "2.0.0"}})])
+    rel = out["datasets"]["adult"]["releases"]["aim-mbi2"]
+    assert [r["seed"] for r in rel["runs"]] == [0, 1] and rel["summary"]["n_ok"] == 2
+    assert rel["summary"]["lr_accuracy"][0] == pytest.approx(0.75)
+    assert set(out["config"]["peer_versions"]) == {"aim-mbi2", "mst-mbi2"} and out["config"]["seeds"] == [0, 1]
+    assert out["config"]["started_utc"] == "t0" and out["config"]["elapsed_seconds"] == 20.0
+    assert len(out["config"]["parts"]) == 2 and "finished_utc" not in out["config"]

@@ -29,7 +29,7 @@ import pandas as pd
 
 from ..errors import DataWarning, InputDataError, SchemaError, shorten, shorten_list
 from .dates import DatetimeColumn, format_units
-from .precision import is_whole, snap
+from .precision import is_whole, significant, snap
 from .schema import CategoricalColumn, NumericColumn, Schema
 
 OUT_OF_BOUNDS_POLICIES = ("clip", "error")
@@ -244,6 +244,8 @@ def decode_numeric(c: NumericColumn, x: np.ndarray):
     step = c.resolution
     if step is not None:
         v = snap(v, c.lower, c.upper, step)
+    else:
+        v = significant(v)  # the encoded scale's last bits: 27.000000000000004 is written 27
     v[miss] = np.nan
     if isinstance(c, DatetimeColumn):
         return format_units(v, c.unit)

@@ -58,3 +58,46 @@ def is_whole(lower: float, upper: float, step: float | None) -> bool:
     """Whether a column's released values are whole numbers that int64 holds exactly."""
     return (step is not None and float(step) == round(step)
             and max(abs(lower), abs(upper)) < _EXACT)
+
+
+def shortest_decimal(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The decimal with the fewest significant digits in each interval ``[lo, hi)`` (``lo`` where
+    ``hi <= lo``).
+
+    A column declared without a precision is released inside public cells; a value drawn inside a
+    fine cell is written as the shortest number the cell holds, so that a value recorded as 27 comes
+    back as 27, not 27.0000087 (the cells are public: this is post-processing).
+
+    >>> shortest_decimal(np.array([26.99996, 0.1234]), np.array([27.00004, 0.1266])).tolist()
+    [27.0, 0.124]
+    """
+    lo, hi = np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
+    width = hi - lo
+    out = lo.copy()
+    ok = width > 0
+    if not ok.any():
+        return out
+    e = np.floor(np.log10(width[ok]))  # 10**e <= width: a multiple of 10**e lies in [lo, hi)
+    a, b, chosen = lo[ok], hi[ok], np.full(int(ok.sum()), np.nan)
+    for extra in (3, 2, 1, 0):  # the coarsest power of ten with a multiple inside wins
+        unit = 10.0 ** (e + extra)
+        c = np.ceil(a / unit) * unit
+        inside = np.isnan(chosen) & (c >= a) & (c < b)
+        chosen[inside] = c[inside]
+    out[ok] = np.where(np.isnan(chosen), a, chosen)
+    return out
+
+
+def significant(v: np.ndarray, digits: int = 12) -> np.ndarray:
+    """``v`` rounded to ``digits`` significant digits (drops the last bits that a mapping through the
+    encoded scale adds, so 27.000000000000004 is written 27).
+
+    >>> significant(np.array([27.000000000000004, 0.30000000000000004, 0.0])).tolist()
+    [27.0, 0.3, 0.0]
+    """
+    v = np.asarray(v, dtype=np.float64)
+    mag = np.where(np.isfinite(v) & (v != 0), np.floor(np.log10(np.abs(np.where(v == 0, 1.0, v)))), 0.0)
+    scale = 10.0 ** (digits - 1 - mag)
+    with np.errstate(invalid="ignore", over="ignore"):
+        r = np.rint(v * scale) / scale
+    return np.where(np.isfinite(r), r, v)

@@ -24,6 +24,8 @@ import math
 
 import numpy as np
 
+from ...schema.precision import shortest_decimal
+
 #: Children per internal node (chosen on census_kdd and generated heavy-tailed / 0.1-step tables).
 DEFAULT_BRANCHING = 16
 #: A node is split (its children measured) when its estimate is at least this many noise stds.
@@ -149,6 +151,12 @@ class NumericTree:
             r = self.resolution
             g = np.clip(np.rint((self.lower + v * self.span) / r), self.k_lo, self.k_hi)
             v = np.clip((g * r - self.lower) / self.span, 0.0, 1.0)
+        elif self.resolution == 0:  # no declared precision: the shortest number of a leaf, never a bound's neighbour
+            inner = self._inside[k] > 0
+            if inner.any():
+                a = self.lower + lo[inner] * self.span
+                b = self.lower + np.nan_to_num(self.hi[k][inner]) * self.span
+                v[inner] = np.clip((shortest_decimal(a, b) - self.lower) / self.span, 0.0, 1.0)
         if self.missing:
             v = np.where(k == 0, np.nan, v)
         return v
