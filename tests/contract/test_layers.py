@@ -1,6 +1,7 @@
 """The package's layers point downward, and every module imports on its own (no import cycles).
 
-Layers, lowest first: errors; schema, io, datasets; linalg; noise; dp, accounting and the
+Layers, lowest first: errors; schema, io, datasets; linalg and estimation (post-processing that sees only
+released measurements); noise; dp, accounting and the
 engine's per-chunk pieces (``engine.stats``, ``engine.preprocess``, ``engine.record_map`` and the pass
 executors of ``engine.passes``: plain numpy/pandas, the maps every engine and every mechanism share); mechanisms; engine and release; evaluation and the
 synthesizer API; experiments; cli. A module may import from its own layer or below, never above
@@ -18,7 +19,7 @@ SRC = Path(privrelease.__file__).parent
 LAYERS = [
     {"_version", "errors"},
     {"schema", "io", "datasets"},
-    {"linalg"},
+    {"linalg", "estimation"},
     {"noise"},
     {"dp", "accounting", "engine.stats", "engine.preprocess", "engine.record_map", "engine.passes"},
     {"mechanisms"},

@@ -6,8 +6,9 @@ An entry names
 
 * ``name``: what the mutant does;
 * ``audit``: the id of the audit that must catch it, a key of :data:`AUDITS` (the cases of
-  ``copula_audit_cases.py``, GDP bounds against the claimed mu, and the per-draw cases of
-  ``draw_audit_cases.py``, epsilon bounds against the claimed epsilon);
+  ``copula_audit_cases.py``, GDP bounds against the claimed mu, the per-draw cases of
+  ``draw_audit_cases.py`` and the pair stage's ``PAIR_CASES`` of ``test_audit_gauss_copula_pairs.py``,
+  epsilon bounds against the claimed epsilon);
 * ``apply(monkeypatch)``: the change, made with pytest's monkeypatch (so it is undone after the
   test); None for a per-draw case, whose own halved-noise source is the mutant
   (:class:`~privrelease.audit.HalvedNoiseSource`).
@@ -26,6 +27,7 @@ from typing import Callable
 
 import privrelease.mechanisms.gauss_mixture.copula_parts as cp
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
+import privrelease.mechanisms.gauss_mixture.pairs as pairs_mod
 from privrelease.mechanisms.base import SyntheticMechanism
 
 
@@ -91,6 +93,11 @@ def mixture_with_whole_budget(mp) -> None:
     mp.setattr(gc, "split_budget", split_budget)
 
 
+def pair_score_sensitivity_halved(mp) -> None:
+    """gauss-copula's pair selection (exponential mechanism) calibrated with half its score sensitivity."""
+    mp.setattr(pairs_mod, "SCORE_SENSITIVITY", pairs_mod.SCORE_SENSITIVITY / 2)
+
+
 # ---- the list ------------------------------------------------------------------------------------
 _ROOT2 = math.sqrt(2.0)
 MUTANTS = [
@@ -114,6 +121,8 @@ MUTANTS = [
     for part in ("centre", "radius", "sums", "basis", "moments", "residual", "counts", "within_radius")
 ] + [
     Mutant("moments (class centring) noise x0.5", "mixture moments (class centring)", scale_noise("moments_std")),
+    Mutant("pair measurement noise x0.5", "pair measurement", scale_noise("pairs_std"), ci=True),
+    Mutant("pair selection score sensitivity x0.5", "pair selection", pair_score_sensitivity_halved, ci=True),
 ]
 
 
@@ -128,10 +137,12 @@ MUTANTS += _draw_case_mutants()
 
 
 def audits() -> dict:
-    """Every audit a mutant may name: id -> case (copula cases and per-draw cases)."""
+    """Every audit a mutant may name: id -> case (copula cases, per-draw cases and the pair stage's)."""
     from copula_audit_cases import BY_ID
     from draw_audit_cases import all_cases
+    from test_audit_gauss_copula_pairs import PAIR_CASES
 
     out = {c.id: c for c in all_cases()}
     out.update(BY_ID)
+    out.update(PAIR_CASES)
     return out

@@ -9,6 +9,7 @@ import pytest
 
 from copula_audit_cases import CI_TRIALS, CopulaCase
 from mutants import MUTANTS, Mutant, audits
+from test_audit_gauss_copula_pairs import PairCase
 
 AUDITS = audits()
 
@@ -21,6 +22,10 @@ def caught(mutant: Mutant, monkeypatch, trials: int, seed: int) -> tuple[float, 
         mutant.apply(monkeypatch)
         res = case.run(trials, seed)
         return res.mu.mu_lower, claim, res.summary()
+    if isinstance(case, PairCase):
+        mutant.apply(monkeypatch)
+        res = case.run(trials, seed)
+        return res.epsilon_lower, case.claimed, res.summary()
     assert mutant.apply is None, "a per-draw case's mutant is its own halved-noise source"
     res = case.run(min(trials, 200_000), seed)
     return res.mutant.epsilon_lower, case.claimed, res.summary()

@@ -82,8 +82,9 @@ def _rr_noise_parameter(eps_sel: float) -> float:
     return 2.0 / (1.0 + math.exp(eps_sel))
 
 
-def epsilon_for(rho: float, delta: float, mode: str = "gaussian", eps_sel: float = 0.0) -> float:
-    """The epsilon (at ``delta``) of a release of total Gaussian ``rho`` plus an optional ``eps_sel``-DP selection."""
+def epsilon_for(rho: float, delta: float, mode: str = "gaussian", eps_sel: float = 0.0, rounds: int = 1) -> float:
+    """The epsilon (at ``delta``) of a release of total Gaussian ``rho`` plus ``rounds`` optional
+    ``eps_sel``-DP selections (each one exponential mechanism)."""
     dpa = _dpa()
     if mode not in MODES:
         raise ParameterError(f"accounting mode must be one of {MODES}, got {mode!r}")
@@ -91,7 +92,7 @@ def epsilon_for(rho: float, delta: float, mode: str = "gaussian", eps_sel: float
         return 0.0
     if mode == "zcdp":
         acc = dpa.rdp.RdpAccountant(neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE)
-        acc.compose(dpa.ZCDpEvent(rho + eps_sel**2 / 8.0))
+        acc.compose(dpa.ZCDpEvent(rho + int(rounds) * eps_sel**2 / 8.0))
         return float(acc.get_epsilon(delta))
     if eps_sel <= 0:
         return float(dpa.get_epsilon_gaussian(1.0 / math.sqrt(2.0 * rho), delta))
@@ -101,16 +102,18 @@ def epsilon_for(rho: float, delta: float, mode: str = "gaussian", eps_sel: float
                                                value_discretization_interval=1e-3)
     if rho > 0:
         acc.compose(dpa.GaussianDpEvent(2.0 / math.sqrt(2.0 * rho)))
-    acc.compose(dpa.RandomizedResponseDpEvent(_rr_noise_parameter(eps_sel), 2))
+    acc.compose(dpa.RandomizedResponseDpEvent(_rr_noise_parameter(eps_sel), 2), int(rounds))
     return float(acc.get_epsilon(delta))
 
 
 @lru_cache(maxsize=256)
-def calibrate_rho(epsilon: float, delta: float, mode: str = "gaussian", selection_share: float = 0.0) -> float:
+def calibrate_rho(epsilon: float, delta: float, mode: str = "gaussian", selection_share: float = 0.0,
+                  selection_rounds: int = 1) -> float:
     """Largest total zCDP ``rho`` whose release is ``(epsilon, delta)``-DP per ``dp_accounting``.
 
-    ``selection_share`` of ``rho`` goes to an exponential-mechanism selection with
-    ``eps_sel = sqrt(8 rho_sel)`` (so that it is also ``rho_sel``-zCDP); the rest is Gaussian.
+    ``selection_share`` of ``rho`` goes to ``selection_rounds`` exponential-mechanism selections,
+    each with ``eps_sel = sqrt(8 rho_sel / rounds)`` (so that together they are ``rho_sel``-zCDP;
+    in ``"gaussian"`` mode each is composed as randomized response); the rest is Gaussian.
 
     >>> round(calibrate_rho(1.0, 1e-5), 4)
     0.0359
@@ -126,8 +129,8 @@ def calibrate_rho(epsilon: float, delta: float, mode: str = "gaussian", selectio
         return 1.0 / (2.0 * analytic_gaussian_multiplier(epsilon, delta) ** 2)
 
     def eps_of(rho):
-        eps_sel = math.sqrt(8.0 * rho * selection_share) if selection_share > 0 else 0.0
-        return epsilon_for(rho * (1.0 - selection_share), delta, mode, eps_sel)
+        eps_sel = math.sqrt(8.0 * rho * selection_share / selection_rounds) if selection_share > 0 else 0.0
+        return epsilon_for(rho * (1.0 - selection_share), delta, mode, eps_sel, selection_rounds)
 
     lo, hi = 0.0, max(epsilon, 1e-6)
     while eps_of(hi) < epsilon:

@@ -18,7 +18,7 @@ from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import accounting_mode, calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ...dp.calibration import accounting_mode, calibrate_rho, zcdp_noise_multiplier
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...errors import DataWarning, InputDataError, ParameterError
@@ -31,6 +31,7 @@ from .copula_parts import (CELL_SIGMAS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOL
                            split_budget)
 from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
+from .pairs import DEFAULT_PAIR_SHARE, accounting_epsilon, plan_pairs, run_pairs, split_budget_with, tilted_sample
 
 __all__ = ["GaussCopula", "NumericTree", "CellCounter", "CopulaTransform", "histogram_sensitivity", "denoise",
            "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BRANCHING",
@@ -70,6 +71,9 @@ class GaussCopula(SyntheticMechanism):
     threshold : float >= 0, default 0
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`denoise`).
+    pair_rounds, pair_share : "auto" or int >= 0 (default 0: off); float in (0, 1) (default 0.3)
+        The pair stage (:mod:`.pairs`): its rounds ("auto": from the public n and budget) and its
+        share of the total zCDP rho (the rest split as above).
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     n_classes : int or None
@@ -170,6 +174,7 @@ class GaussCopula(SyntheticMechanism):
         "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Interval(Real, 0, None, closed="left")],
+        "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")], "pair_share": FRACTION,
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
         "n_classes": N_CLASSES,
         "accounting": [Options("auto", "gaussian", "zcdp")],
@@ -188,8 +193,8 @@ class GaussCopula(SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, grids=None, missing=None,
                  branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, n_components=None, n_classes=None, accounting="auto", domain=None,
-                 rng=None):
+                 threshold=DEFAULT_THRESHOLD, pair_rounds=0, pair_share=DEFAULT_PAIR_SHARE, n_components=None,
+                 n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
@@ -200,6 +205,7 @@ class GaussCopula(SyntheticMechanism):
         self.max_leaves = max_leaves
         self.by_label = by_label
         self.threshold = threshold
+        self.pair_rounds, self.pair_share = pair_rounds, pair_share
         self.n_components = n_components
         self.n_classes = n_classes
         self.accounting = accounting
@@ -243,22 +249,31 @@ class GaussCopula(SyntheticMechanism):
         self._nan_ok = tuple(int(dom.numeric[j]) for j in range(p1) if missing[j])
         return eps, delta
 
+    def _mode(self) -> str:
+        return accounting_mode(self.accounting, self.source_.secure)
+
+    def _split(self, eps: float, delta: float, mode: str, share: float) -> tuple:
+        """``((rho, rho_hist, rho_mix, eps_mix), pair rhos)``: without the pair stage, :func:`split_budget`."""
+        if self.pair_plan_ is None:
+            return split_budget(eps, delta, mode, share), {}
+        return split_budget_with(self.pair_plan_, eps, delta, mode, share)
+
     def _calibrate(self, eps: float, delta: float, share: float):
-        mode = accounting_mode(self.accounting, self.source_.secure)
-        self.accounting_mode_ = mode
+        self.accounting_mode_, self._pair_rho = (mode := self._mode()), {}
         if math.isinf(eps):
             self.rho_ = math.inf
-            self.rho_split_ = {"marginals": math.inf, "mixture": math.inf}
+            self._pair_rho = {} if self.pair_plan_ is None else {"pairs_measure": math.inf, "pairs_select": math.inf}
+            self.rho_split_ = {"marginals": math.inf, "mixture": math.inf, **self._pair_rho}
             return math.inf
-        if share == 0:  # no histogram is released: the mixture gets the whole budget
+        if share == 0 and self.pair_plan_ is None:  # no histogram is released: the mixture gets the whole budget
             self.rho_ = calibrate_rho(eps, delta, mode, 0.0)
             self.rho_split_ = {"marginals": 0.0, "mixture": self.rho_}
             return eps
-        rho, rho_hist, rho_mix, eps_mix = split_budget(eps, delta, mode, float(share))
+        (rho, rho_hist, rho_mix, eps_mix), self._pair_rho = self._split(eps, delta, mode, float(share) or 1e-9)
         if not (rho_hist > 0 and rho_mix > 0):
             raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
         self.rho_ = rho
-        self.rho_split_ = {"marginals": rho_hist, "mixture": rho_mix}
+        self.rho_split_ = {"marginals": rho_hist, "mixture": rho_mix, **self._pair_rho}
         return eps_mix
 
     # ---- pass 1: histograms ----------------------------------------------------------------
@@ -296,7 +311,6 @@ class GaussCopula(SyntheticMechanism):
 
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
-
 
     # ---- fitting ------------------------------------------------------------------------------
     def fit(self, X, y=None):
@@ -336,6 +350,7 @@ class GaussCopula(SyntheticMechanism):
                        accounting=self.accounting_mode_, domain=self.domain_, rng=self.source_)
         mix.fit_executor(LatentPasses(passes, self.copula_transform()))
         self._adopt_mixture(mix)
+        run_pairs(self, passes)  # with pair_rounds > 0: one more pass, the pair stage (see .pairs)
         return self
 
     def copula_transform(self) -> CopulaTransform:
@@ -358,6 +373,7 @@ class GaussCopula(SyntheticMechanism):
         self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
         self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
         self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
+                              **{f"rho_{k}": float(v) for k, v in self._pair_rho.items()},
                               **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
         self.passes_ = 1 + int(mix.passes_)
         eps = float(self.epsilon)
@@ -389,6 +405,8 @@ class GaussCopula(SyntheticMechanism):
         self.n_ = int(n)
         self.labelled_ = labelled = n_labelled > 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
+        self.pair_plan_ = plan_pairs(self.domain_, self.cells_, self.n_, C if labelled else 0, eps, delta, self._mode(),
+                                     self.pair_rounds, float(self.pair_share))
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
         eps_mix = self._calibrate(eps, delta, float(self.marginal_share) if counts else 0.0)
@@ -399,13 +417,12 @@ class GaussCopula(SyntheticMechanism):
             self.marginals_, self.label_weights_, self._cdf, self._nonempty = [], None, [], []
         return eps_mix
 
-
     def _choose_cells(self, counts, n, label_counts):
         """Which groups and tree levels, from public quantities only (:func:`plan_cells`); the exact
         leaf counts are kept (summed over the classes when not per class)."""
         eps, delta = self._eps_delta
-        mode = accounting_mode(self.accounting, self.source_.secure)
-        rho_h = math.inf if math.isinf(eps) else split_budget(eps, delta, mode, float(self.marginal_share))[1]
+        rho_h = math.inf if math.isinf(eps) else \
+            self._split(eps, delta, self._mode(), float(self.marginal_share))[0][1]
         n_cat = len(counts) - len(self.cells_)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
             n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(rho_h), self.by_label,
@@ -435,7 +452,6 @@ class GaussCopula(SyntheticMechanism):
         raise ParameterError(f"mechanism '{self.name}' needs a marginal pass before its moments; one pass of "
                              f"statistics cannot fit it: use --engine local")
 
-
     # ---- sampling -----------------------------------------------------------------------------
     def with_source(self, source):
         """A shallow copy drawing from ``source``, its mixture too (every draw of a part from one source)."""
@@ -446,6 +462,10 @@ class GaussCopula(SyntheticMechanism):
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
+        return tilted_sample(self, n) if getattr(self, "pairs_", None) is not None else self._sample_copula(n)
+
+    def _sample_copula(self, n: int):
+        """``n`` records of the copula model (the mixture, rank matching and quotas)."""
         Z, y = self.mixture_.sample(n)
         gen = self.source_.generator
         dom = self.domain_
@@ -487,10 +507,8 @@ class GaussCopula(SyntheticMechanism):
             "n_treated_as_public": True,
         }
         if math.isfinite(self.rho_):
-            d["epsilon_check_dp_accounting"] = epsilon_for(self.rho_split_["marginals"] + self.mixture_.rho_,
-                                                           float(self.delta), self.accounting_mode_)
+            d["epsilon_check_dp_accounting"] = accounting_epsilon(self)
             d["epsilon_target"] = float(self.epsilon)
             d["delta"] = float(self.delta)
         return d
-
 

@@ -1,0 +1,104 @@
+"""Benchmark of gauss-copula's pair stage (numbers in docs/results/mixed-pairs.md).
+
+Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data sets)::
+
+    PYTHONPATH=src python benchmarks/bench_pairs.py census_kdd --seeds 0,1,2 \\
+        --variants "pair_rounds=0" "pair_rounds=6"
+
+Each variant is a comma-separated list of ``key=value``: gauss-copula parameters, or module
+constants of ``privrelease.mechanisms.gauss_mixture.pairs`` / ``privrelease.estimation.tilt``
+(upper-case names, for exploring the stage's settings). Every release is measured with
+:func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
+3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
+duplicated released records, and the release's CPU time. Lines are appended to
+``benchmarks/results/pairs_tune.jsonl``. Only the tuning tables (census_kdd, gas_drift, musk2)
+are meant to choose settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "results" / "pairs_tune.jsonl"
+
+
+def tvd_3way_label(real, released, schema, label, bins=10) -> float:
+    """Mean TVD of the joint (a, b, label) tables over every pair of feature columns."""
+    from privrelease.evaluation.fidelity import _cell_codes
+
+    r, cards = _cell_codes(real, schema, bins)
+    s, _ = _cell_codes(released, schema, bins)
+    names = [c.name for c in schema.columns]
+    li = names.index(label)
+    C = cards[li]
+    feats = [j for j in range(len(names)) if j != li]
+    out = []
+    for a, b in itertools.combinations(feats, 2):
+        size = cards[a] * cards[b] * C
+        hr = np.bincount((r[:, a] * cards[b] + r[:, b]) * C + r[:, li], minlength=size) / len(r)
+        hs = np.bincount((s[:, a] * cards[b] + s[:, b]) * C + s[:, li], minlength=size) / len(s)
+        out.append(0.5 * np.abs(hr - hs).sum())
+    return float(np.mean(out))
+
+
+def _apply(spec: str) -> dict:
+    import privrelease.estimation.tilt as tilt
+    import privrelease.mechanisms.gauss_mixture.pairs as pairs
+
+    params = {}
+    for item in filter(None, spec.split(",")):
+        k, v = item.split("=")
+        mod = tilt if hasattr(tilt, k) else pairs if hasattr(pairs, k) else None
+        if mod is not None and k.isupper():
+            setattr(mod, k, type(getattr(mod, k))(float(v)))
+        else:
+            params[k] = v if v == "auto" else (int(v) if v.lstrip("-").isdigit() else float(v))
+    pairs.split_with_pairs.cache_clear()
+    return params
+
+
+def run(name: str, seeds, variants, epsilon=1.0):
+    from privrelease.evaluation.fidelity import evaluate
+    from privrelease.experiments import mixed_tables as mt
+    from privrelease.release import release
+
+    data = mt.LOADERS[name](0, **({"max_train": 20_000} if name == "census_kdd" else {}))
+    train, test, schema, label = data
+    delta = min(1e-5, 0.1 / len(train))
+    OUT.parent.mkdir(exist_ok=True)
+    for spec in variants:
+        for seed in seeds:
+            params = _apply(spec)
+            t = time.process_time()
+            res = release(train, schema, "gauss-copula", epsilon, delta=delta, rng=seed, **params)
+            cpu = time.process_time() - t
+            ev = evaluate(train, res.data, schema, test, label, sdmetrics=False, baseline=False).summary()
+            rec = {"data": name, "variant": spec, "seed": seed, "n_train": len(train), "epsilon": epsilon,
+                   "delta": delta, **{k: v for k, v in ev.items() if isinstance(v, float)},
+                   "tvd_3way_label": tvd_3way_label(train, res.data, schema, label),
+                   "duplicates": float(res.data.duplicated().mean()), "cpu_seconds": cpu,
+                   "measured": [list(p) for p in getattr(res.mechanism, "pairs_measured_", [])]}
+            with open(OUT, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()
+                              if k != "measured"}), flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data")
+    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--variants", nargs="+", default=["pair_rounds=0", "pair_rounds=6"])
+    ap.add_argument("--epsilon", type=float, default=1.0)
+    a = ap.parse_args()
+    run(a.data, [int(s) for s in a.seeds.split(",")], a.variants, a.epsilon)
+
+
+if __name__ == "__main__":
+    main()

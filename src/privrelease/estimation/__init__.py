@@ -1,0 +1,6 @@
+"""Estimation from released measurements: post-processing that sees only noisy marginals and their
+noise scales, never the data or the privacy budget (kept apart from the mechanisms that release them)."""
+
+from .tilt import Measurement, PoolFit, Tilt, flat_cells
+
+__all__ = ["Measurement", "PoolFit", "Tilt", "flat_cells"]

@@ -1,0 +1,373 @@
+"""Measured two-way structure for gauss-copula: private, adaptive selection of marginals (pairs of
+attributes on coarse cells), their Gaussian measurement, and the tilt of the release to them.
+
+After the copula release exists (one-way marginals and mixture), one more pass counts every
+candidate marginal exactly (:class:`PairCounter`; mergeable sums, so the same map runs on streamed
+chunks and Dask partitions). Then, for ``T`` rounds and without reading the data again:
+
+1. the current release (a pool drawn from the copula model, tilted by every measurement so far:
+   :class:`~privrelease.estimation.PoolFit`) gives every candidate's estimated counts;
+2. the exponential mechanism picks the candidate whose exact counts are worst fitted, less the
+   noise its measurement will carry (AIM's score, McKenna et al. 2022);
+3. the Gaussian mechanism measures its counts, and the tilt is refitted (warm start).
+
+The attributes are the feature columns and the label; a numeric column's cells here are coarse
+(:func:`coarse_codes`: the nodes of the finest level of its public :class:`~.copula_tree.NumericTree`
+with at most ``PAIR_CELLS`` nodes, the missing leaf a node of its own). The privacy derivation is in the Notes of :func:`fit_pairs` and in
+``docs/derivations.md``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
+from ...dp.selection import exponential_mechanism
+from ...estimation import Measurement, PoolFit
+from ...errors import InputDataError
+from .copula_parts import check_encoded, check_labels, split_budget
+
+#: Cells of a numeric column in a pair: the finest tree level with at most this many value nodes (its
+#: coarsest level when that has more; a missing leaf is one more cell).
+PAIR_CELLS = 10
+#: Cells of a numeric column's one-way marginal kept by the tilt: the finest tree level with at most
+#: this many nodes (the released leaf masses summed to it).
+ONE_WAY_CELLS = 1024
+#: Share of the total zCDP rho spent on the pair stage (selection and measurement), when it is on.
+DEFAULT_PAIR_SHARE = 0.3
+#: Part of the pair stage's rho spent on the selections (the rest on the measurements), as in AIM.
+SELECT_FRACTION = 0.1
+#: "auto" rounds: a pair of REF_CELLS cells should hold ROUND_SIGMAS noise stds per cell on average.
+ROUND_SIGMAS = 4.0
+REF_CELLS = PAIR_CELLS ** 2
+#: At most this many rounds per attribute, and in all.
+ROUNDS_PER_ATTRIBUTE = 2
+MAX_ROUNDS = 64
+#: Candidate marginals with more cells than this are not considered (public: from the schema).
+MAX_PAIR_CELLS = 4096
+#: The fitting pool: POOL_FACTOR n records drawn from the copula model, at most POOL_VALUES / attributes.
+POOL_FACTOR = 4
+POOL_VALUES = 4_000_000
+#: At release, each chunk of m records is resampled by weight from SAMPLE_FACTOR m candidates.
+SAMPLE_FACTOR = 4
+#: Raking sweeps after each round and at the end.
+ROUND_SWEEPS = 2
+FINAL_SWEEPS = 8
+#: L-infinity sensitivity of the selection score (replace one record: the exact counts move in two cells by 1).
+SCORE_SENSITIVITY = 2.0
+#: L2 sensitivity of one measured marginal (replace one record: two cells by 1 each).
+MEASURE_SENSITIVITY = math.sqrt(2.0)
+
+
+def pair_level(tree) -> int:
+    """The level of a numeric column's tree whose nodes are its cells in a pair (public): the finest
+    with at most ``PAIR_CELLS`` value nodes (the missing leaf one more)."""
+    return tree.level_of(PAIR_CELLS + int(tree.missing))
+
+
+def n_nodes(tree, level: int) -> int:
+    return int(tree.levels[level].size - 1)
+
+
+def coarse_codes(x: np.ndarray, tree, level: int | None = None) -> np.ndarray:
+    """Coarse cells of an encoded numeric column (values in [0, 1] on the public bounds, NaN missing):
+    its node at ``level`` (default :func:`pair_level`) of the column's public tree; the missing leaf
+    is a node of its own. (The one place the pair stage defines a numeric column's cells.)"""
+    return tree.coarse_index(x, pair_level(tree) if level is None else level)
+
+
+@dataclass(frozen=True)
+class Attributes:
+    """The attributes of the pair stage: numeric columns (coarse cells of their trees at ``levels``),
+    categorical blocks, the label."""
+
+    p: int
+    numeric: tuple
+    trees: tuple
+    blocks: tuple
+    n_classes: int   # 0: no label attribute
+
+    @property
+    def levels(self) -> tuple:
+        return tuple(pair_level(t) for t in self.trees)
+
+    @property
+    def nan_ok(self) -> tuple:
+        return tuple(int(j) for j, t in zip(self.numeric, self.trees) if t.missing)
+
+    @property
+    def sizes(self) -> tuple:
+        return (tuple(n_nodes(t, lev) for t, lev in zip(self.trees, self.levels))
+                + tuple(e - a for a, e in self.blocks) + ((self.n_classes,) if self.n_classes else ()))
+
+    @property
+    def label(self) -> int | None:
+        return len(self.sizes) - 1 if self.n_classes else None
+
+    def codes(self, X: np.ndarray, y) -> np.ndarray:
+        """(rows, attributes) cell codes of encoded rows (and their label codes)."""
+        cols = [coarse_codes(X[:, j], t, lev) for j, t, lev in zip(self.numeric, self.trees, self.levels)]
+        cols += [np.argmax(X[:, a:e], axis=1) for a, e in self.blocks]
+        if self.n_classes:
+            cols.append(np.asarray(y, dtype=np.int64))
+        return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), dtype=np.int64)
+
+
+def candidates(sizes) -> tuple:
+    """Every pair of attributes whose marginal has at most ``MAX_PAIR_CELLS`` cells (public)."""
+    A = len(sizes)
+    return tuple((a, b) for a in range(A) for b in range(a + 1, A) if sizes[a] * sizes[b] <= MAX_PAIR_CELLS)
+
+
+@dataclass(frozen=True)
+class PairCounter:
+    """The pair pass of one chunk: ``(records, exact counts of every candidate, concatenated)``.
+
+    Plain sums, merged by addition (the executors' default merge), on every engine."""
+
+    attributes: Attributes
+    pairs: tuple
+
+    def __call__(self, X, y):
+        X = check_encoded(X, self.attributes.p, self.attributes.nan_ok)
+        if self.attributes.n_classes:
+            if y is None:
+                raise InputDataError("the pair stage was planned with a label and a chunk has none")
+            y = check_labels(y, X.shape[0], self.attributes.n_classes)
+        codes = self.attributes.codes(X, y)
+        sizes = self.attributes.sizes
+        parts = [np.bincount(codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b])
+                 for a, b in self.pairs]
+        flat = np.concatenate(parts).astype(np.float64) if parts else np.zeros(0)
+        return X.shape[0], flat
+
+
+@dataclass(frozen=True)
+class PairPlan:
+    """Public plan of the pair stage: attributes, candidates, rounds and the budget split."""
+
+    attributes: Attributes
+    pairs: tuple
+    rounds: int
+    share: float
+
+
+def plan_pairs(domain, trees, n: int, n_classes: int, epsilon: float, delta: float, mode: str, rounds,
+               share: float):
+    """The plan from public quantities only (the domain, the numeric columns' trees, n, the classes,
+    the budget); None when off."""
+    if rounds == 0:
+        return None
+    k = len(trees)
+    attrs = Attributes(domain.p, tuple(domain.numeric[:k]), tuple(trees), tuple(domain.blocks), int(n_classes or 0))
+    pairs = candidates(attrs.sizes)
+    if not pairs:
+        return None
+    cap = min(len(pairs), MAX_ROUNDS, ROUNDS_PER_ATTRIBUTE * len(attrs.sizes))
+    if rounds == "auto":
+        if math.isinf(epsilon):
+            t = cap
+        else:
+            rho_meas = calibrate_rho(epsilon, delta, mode) * share * (1.0 - SELECT_FRACTION)
+            t = int(rho_meas * (n / (ROUND_SIGMAS * REF_CELLS)) ** 2)
+        rounds = max(1, min(cap, t))
+    return PairPlan(attrs, pairs, int(min(int(rounds), len(pairs))), float(share))
+
+
+@lru_cache(maxsize=256)
+def split_with_pairs(epsilon: float, delta: float, mode: str, marginal_share: float, pair_share: float,
+                     rounds: int) -> tuple:
+    """``(rho, rho_hist, rho_mix, eps_mix, rho_measure, rho_select)`` with the pair stage on.
+
+    ``rho`` is the largest total whose release (the Gaussian parts, plus ``rounds`` exponential
+    mechanisms of ``eps_sel = sqrt(8 rho_select / rounds)`` each) is ``(epsilon, delta)``-DP
+    (:func:`calibrate_rho`); the pair stage gets ``pair_share rho`` (a ``SELECT_FRACTION`` of it for
+    the selections), the histograms and the mixture split the rest as without pairs.
+    """
+    sel = pair_share * SELECT_FRACTION
+    rho = calibrate_rho(epsilon, delta, mode, sel, rounds)
+    rho_select, rho_measure = sel * rho, pair_share * (1.0 - SELECT_FRACTION) * rho
+    rest = rho - rho_select - rho_measure
+    eps_mix = epsilon_for((1.0 - marginal_share) * rest * (1.0 - 1e-6), delta, mode)
+    rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)
+    return rho, rest - rho_mix, rho_mix, eps_mix, rho_measure, rho_select
+
+
+def split_budget_with(plan, epsilon: float, delta: float, mode: str, share: float) -> tuple:
+    """``((rho, rho_hist, rho_mix, eps_mix), pair rhos)``: gauss-copula's split with or without the stage."""
+    if plan is None:
+        return split_budget(epsilon, delta, mode, share), {}
+    out = split_with_pairs(epsilon, delta, mode, share, plan.share, plan.rounds)
+    return out[:4], {"pairs_measure": out[4], "pairs_select": out[5]}
+
+
+def accounting_epsilon(mech) -> float:
+    """The epsilon (at ``delta``) of what a fitted gauss-copula spent: its Gaussian parts (histograms,
+    mixture, pair measurements) and, with the pair stage, its ``rounds`` selections."""
+    pr, delta, mode = mech._pair_rho, float(mech.delta), mech.accounting_mode_
+    gauss = mech.rho_split_["marginals"] + mech.mixture_.rho_ + pr.get("pairs_measure", 0.0)
+    if not pr:
+        return epsilon_for(gauss, delta, mode)
+    T = mech.pair_plan_.rounds
+    return epsilon_for(gauss, delta, mode, math.sqrt(8.0 * pr["pairs_select"] / T), T)
+
+
+def one_way_level(tree) -> int:
+    """The level of a numeric column's tree at which the tilt keeps its one-way marginal (public)."""
+    return tree.level_of(ONE_WAY_CELLS)
+
+
+def pool_codes(mech, X: np.ndarray, y) -> np.ndarray:
+    """The cells the tilt reads: the pair stage's attributes, then every numeric column's one-way
+    cells (a fine level of its tree), so that the one-way marginals are kept near their released
+    resolution."""
+    codes = mech.pair_attributes_.codes(X, y)
+    fine = [t.coarse_index(X[:, j], one_way_level(t)) for j, t in zip(mech.domain_.numeric, mech.cells_)]
+    return np.column_stack([codes] + fine) if fine else codes
+
+
+def _pool_sizes(mech) -> tuple:
+    return tuple(mech.pair_attributes_.sizes) + tuple(n_nodes(t, one_way_level(t)) for t in mech.cells_)
+
+
+def _one_way_measurements(mech, attrs: Attributes, n: int) -> list:
+    """The released one-way marginals (post-processing; numeric columns: the released leaf masses
+    summed to :func:`one_way_level` of the tree, attributes after the pair stage's): per class with a label attribute and
+    per-class marginals; the label's own shares as one more measurement."""
+    out, label = [], attrs.label
+    std = float(mech.noise_scales_.get("marginals_std", 0.0))
+    G = mech.groups_
+    sizes = (np.asarray(mech.label_weights_) * n) if (G > 1 and mech.label_weights_ is not None) else np.array([n])
+    k, A = len(mech.cells_), len(attrs.sizes)
+    for j, marg in enumerate(mech.marginals_):
+        a = A + j if j < k else len(attrs.numeric) + j - k
+        if j < k:
+            marg = mech.cells_[j].level_counts(marg, one_way_level(mech.cells_[j]))
+        rows = marg * sizes[:, None]
+        if marg.shape[0] > 1 and label is not None:
+            out.append(Measurement((label, a), rows.ravel(), std))
+        else:
+            out.append(Measurement((a,), rows.sum(axis=0), std))
+    if label is not None and G == 1 and mech.label_weights_ is not None:
+        out.append(Measurement((label,), np.asarray(mech.label_weights_) * n, std))
+    return out
+
+
+def _pool_size(n: int, n_attributes: int) -> int:
+    return int(max(1, min(POOL_FACTOR * n, POOL_VALUES // max(n_attributes, 1))))
+
+
+def count_pairs(passes, plan: PairPlan, n: int) -> list:
+    """The pair pass: exact counts of every candidate marginal (one array per candidate)."""
+    sizes = plan.attributes.sizes
+    out = passes.run(PairCounter(plan.attributes, plan.pairs))
+    if out is None or int(out[0]) != n:
+        raise InputDataError("the input changed between two passes (the pair pass saw another number of records)")
+    offsets = np.concatenate([[0], np.cumsum([sizes[a] * sizes[b] for a, b in plan.pairs])]).astype(int)
+    return [out[1][offsets[r]:offsets[r + 1]] for r in range(len(plan.pairs))]
+
+
+def select_and_measure(mech, exact: list, plan: PairPlan, rho_measure: float, rho_select: float, estimate,
+                       record) -> list:
+    """The private rounds: returns the measured candidates' indices, in order.
+
+    ``estimate()``: the current release's counts of every candidate (post-processing of earlier
+    outputs); ``record(r, noisy, sigma)``: hands a measurement to the estimation. Each round:
+    exponential mechanism on AIM's score (:func:`scores`) with ``eps_t = sqrt(8 rho_select / T)``
+    and L-infinity sensitivity ``SCORE_SENSITIVITY``, then the Gaussian mechanism on the chosen
+    candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure / T``-zCDP). A
+    candidate is measured at most once (the measured set is public).
+    """
+    T, sizes, n = plan.rounds, plan.attributes.sizes, mech.n_
+    finite = math.isfinite(rho_measure)
+    nm = zcdp_noise_multiplier(rho_measure / T) if finite else 0.0
+    eps_t = math.sqrt(8.0 * rho_select / T) if finite else math.inf
+    mech.source_.set_value_bound(float(max(n, 1)))  # every count lies in [0, n] (n public)
+    sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
+    cells = np.array([sizes[a] * sizes[b] for a, b in plan.pairs], dtype=np.float64)
+    taken = np.zeros(len(plan.pairs), dtype=bool)
+    chosen = []
+    for _ in range(T):
+        score = scores(exact, estimate(), cells, sigma)
+        r = exponential_mechanism(score, eps_t, SCORE_SENSITIVITY, mech.source_,
+                                  log_base=np.where(taken, -np.inf, 0.0))
+        taken[r] = True
+        noisy = mech._gaussian("pairs_std", exact[r], MEASURE_SENSITIVITY, nm, exact[r].size)
+        record(r, noisy, mech.noise_scales_["pairs_std"])
+        chosen.append(int(r))
+    mech.noise_scales_["pairs_select_epsilon"] = eps_t
+    return chosen
+
+
+def scores(exact: list, est: list, cells: np.ndarray, sigma: float) -> np.ndarray:
+    """AIM's score of every candidate: the L1 distance between its exact counts and the current
+    release's, less the expected L1 norm of its measurement noise (``sqrt(2 / pi) sigma cells``)."""
+    l1 = np.array([np.abs(x - e).sum() for x, e in zip(exact, est)])
+    return l1 - math.sqrt(2.0 / math.pi) * sigma * cells
+
+
+def fit_pairs(mech, passes, plan: PairPlan, rho_measure: float, rho_select: float) -> None:
+    """The pair stage of ``mech`` (a fitted :class:`GaussCopula`): one counting pass, ``plan.rounds``
+    rounds of selection and measurement, the tilt of the release. Sets ``mech.pairs_`` (the
+    :class:`~privrelease.estimation.Tilt`), ``mech.pairs_measured_`` and the noise scales.
+
+    Notes
+    -----
+    Neighbours: one record (label included) replaced, n public. Each candidate's exact counts
+    move in at most two cells by 1 each, so (i) its score ``||x_r - e_r||_1 - c_r`` moves by at most
+    2 (``e_r``, the release's counts, depends only on earlier outputs: adaptive composition), and
+    the exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and
+    ``eps_t^2 / 8``-zCDP; (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian
+    noise of std ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement
+    ``rho_measure / T``-zCDP. ``T`` rounds spend ``rho_select + rho_measure`` in zCDP; in the
+    ``"gaussian"`` accounting each selection is composed as randomized response with ``eps_t``.
+    The tilt and the resampling are post-processing of released values.
+    """
+    attrs, pairs, n = plan.attributes, plan.pairs, mech.n_
+    exact = count_pairs(passes, plan, n)
+    mech.pair_attributes_ = attrs
+    X, y = mech._sample_copula(_pool_size(n, len(attrs.sizes)))
+    fit = PoolFit(pool_codes(mech, X, y), _pool_sizes(mech), float(n))
+    del X, y
+    for m in _one_way_measurements(mech, attrs, n):
+        fit.add(m)
+    fit.fit(ROUND_SWEEPS)
+
+    def estimate():
+        w = fit.weights()
+        return [fit.marginal(pr, w) for pr in pairs]
+
+    def record(r, noisy, sigma):
+        fit.add(Measurement(pairs[r], noisy, sigma))
+        fit.fit(ROUND_SWEEPS)
+
+    chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, estimate, record)
+    fit.fit(FINAL_SWEEPS)
+    mech.pairs_ = fit.tilt
+    mech.pairs_measured_ = [pairs[r] for r in chosen]
+    mech.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
+
+
+def run_pairs(mech, passes) -> None:
+    """The pair stage of a fitted gauss-copula when its plan has one (one more pass), else nothing."""
+    if mech.pair_plan_ is None:
+        return
+    fit_pairs(mech, passes, mech.pair_plan_, mech.rho_split_["pairs_measure"], mech.rho_split_["pairs_select"])
+    mech.passes_ += 1
+
+
+def tilted_sample(mech, n: int):
+    """``n`` records of the tilted release: ``SAMPLE_FACTOR n`` candidates from the copula model,
+    resampled by their tilt weights (systematic resampling; post-processing)."""
+    X, y = mech._sample_copula(SAMPLE_FACTOR * n)
+    lw = mech.pairs_.log_weight(pool_codes(mech, X, y))
+    w = np.exp(lw - lw.max())
+    c = np.cumsum(w)
+    u = (np.arange(n) + mech.source_.generator.random()) * (c[-1] / n)
+    idx = np.minimum(np.searchsorted(c, u, side="right"), len(w) - 1)
+    idx = idx[mech.source_.generator.permutation(n)]
+    return X[idx], (None if y is None else y[idx])

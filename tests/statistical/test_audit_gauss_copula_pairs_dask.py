@@ -1,0 +1,66 @@
+"""The pair-stage audits of ``test_audit_gauss_copula_pairs`` with every count computed by the Dask engine's map.
+
+Neighbouring pairs, statistics and events are those of ``test_audit_gauss_copula_pairs`` (derived
+there). What changes is where the counts come from: d0 and d1 are Dask collections of 2 partitions
+on a LocalCluster of 2 worker processes, each record encoded by the release's per-record map and
+counted by :class:`CellCounter` and :class:`PairCounter` on the workers, as
+``release_file(..., engine="dask")`` does. The counts involve no noise, so each pass runs on the
+cluster once per table and every audited run takes the mechanism's own noisy steps on them; the
+halved-noise mutants show that the audits can fail on this path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed", reason="dask[distributed] is an optional extra")
+
+from privrelease.engine import RecordMap  # noqa: E402
+from privrelease.engine.passes import DaskPasses  # noqa: E402
+from privrelease.schema import Encoder, Schema  # noqa: E402
+from test_audit_gauss_copula_dask import OncePasses  # noqa: E402
+from test_audit_gauss_copula_pairs import check_measurement, check_selection  # noqa: E402
+
+LABELLED = Schema.from_dict({"columns": {"x": {"type": "numeric", "lower": 0.0, "upper": 1.0},
+                                         "label": {"type": "categorical", "categories": ["0", "1"],
+                                                   "role": "label"}}})
+THREE = Schema.from_dict({"columns": {c: {"type": "categorical", "categories": ["0", "1"]} for c in "abc"}})
+
+
+@pytest.fixture(scope="module")
+def on_cluster(dask_cluster):
+    import dask.dataframe as dd
+    from distributed import Client
+
+    with Client(dask_cluster.scheduler_address) as client:
+        cache = {}
+
+        def make_passes(data):
+            X, y = data
+            key = (X.tobytes(), None if y is None else np.asarray(y).tobytes())
+            if key in cache:  # one collection (and one run of each pass) per table
+                return cache[key]
+            if y is not None:
+                df = pd.DataFrame({"x": X[:, 0], "label": np.asarray(y).astype(str)})
+                rmap = RecordMap(Encoder(LABELLED, ["x"]), Encoder(LABELLED, ["label"]))
+            else:
+                df = pd.DataFrame({c: np.argmax(X[:, 2 * j:2 * j + 2], axis=1).astype(str) for j, c in enumerate("abc")})
+                rmap = RecordMap(Encoder(THREE, list("abc")), None)
+            cache[key] = OncePasses(DaskPasses(dd.from_pandas(df, npartitions=2).to_delayed(), rmap, client=client))
+            return cache[key]
+
+        yield make_passes
+
+
+@pytest.mark.slow
+@pytest.mark.ci_slice
+def test_pair_measurement_audit_on_dask_counts(monkeypatch, on_cluster):
+    check_measurement(monkeypatch, 2.0, 40_000, (15, 16), make_passes=on_cluster)
+
+
+@pytest.mark.slow
+@pytest.mark.ci_slice
+def test_pair_selection_audit_on_dask_counts(monkeypatch, on_cluster):
+    check_selection(monkeypatch, 2.0, 20_000, (17, 18), make_passes=on_cluster)
