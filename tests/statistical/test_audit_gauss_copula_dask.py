@@ -138,10 +138,6 @@ def test_tree_levels_audit_on_dask_counts(monkeypatch, on_cluster, labelled):
 
 @pytest.mark.slow
 def test_missing_cell_audit_on_dask_counts(monkeypatch, on_cluster):
-    """The missing-cell witness on the workers: needs the encoder to give NaN for a missing value."""
-    try:
-        Encoder(MISSING_SCHEMA, ["x"]).encode(pd.DataFrame({"x": [np.nan, 0.3]}))
-    except Exception as exc:  # the encoder of this version refuses missing numeric values
-        pytest.skip(f"the encoder does not give NaN for a missing numeric value yet ({exc})")
+    """The missing-cell witness on the workers (the encoder gives NaN for a missing value there)."""
     tree_audit.check_real_and_mutant(monkeypatch, 2.0, 20_000, (19, 20), "missing",
                                      make_passes=lambda data: on_cluster(data, MISSING_SCHEMA))
