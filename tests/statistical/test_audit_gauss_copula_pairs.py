@@ -210,30 +210,27 @@ SELECTION = PairCase("pair selection", audit_selection, 0.99, 20_000)
 PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION)}
 
 
-def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
-    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", MEASUREMENT.select_fraction)
+def _check_real_and_mutant(monkeypatch, case, mutant_attr, mutant_value, eps, trials, seeds, make_passes):
+    """The real stage is not refuted at ``eps``; the mutant (``pairs_mod.<mutant_attr> = mutant_value``) is."""
+    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", case.select_fraction)
     pairs_mod.split_with_pairs.cache_clear()
-    real = audit_measurement(eps, trials, seeds[0], make_passes)
+    real = case.audit(eps, trials, seeds[0], make_passes)
     print("real", real.summary())
     assert real.epsilon_lower <= eps, real.summary()
-    monkeypatch.setattr(pairs_mod, "MEASURE_SENSITIVITY", math.sqrt(2.0) / 2)
-    mutant = audit_measurement(eps, trials, seeds[1], make_passes)
+    monkeypatch.setattr(pairs_mod, mutant_attr, mutant_value)
+    mutant = case.audit(eps, trials, seeds[1], make_passes)
     pairs_mod.split_with_pairs.cache_clear()
     print("mutant", mutant.summary())
     assert mutant.epsilon_lower > eps, mutant.summary()
+
+
+def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
+    _check_real_and_mutant(monkeypatch, MEASUREMENT, "MEASURE_SENSITIVITY", math.sqrt(2.0) / 2, eps, trials, seeds,
+                           make_passes)
 
 
 def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory):
-    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", SELECTION.select_fraction)
-    pairs_mod.split_with_pairs.cache_clear()
-    real = audit_selection(eps, trials, seeds[0], make_passes)
-    print("real", real.summary())
-    assert real.epsilon_lower <= eps, real.summary()
-    monkeypatch.setattr(pairs_mod, "SCORE_SENSITIVITY", 1.0)
-    mutant = audit_selection(eps, trials, seeds[1], make_passes)
-    pairs_mod.split_with_pairs.cache_clear()
-    print("mutant", mutant.summary())
-    assert mutant.epsilon_lower > eps, mutant.summary()
+    _check_real_and_mutant(monkeypatch, SELECTION, "SCORE_SENSITIVITY", 1.0, eps, trials, seeds, make_passes)
 
 
 def test_pinned_estimate_moves_every_score_by_the_sensitivity():
