@@ -6,12 +6,12 @@ Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data se
         --variants "pair_rounds=0" "pair_rounds=6"
 
 Each variant is a comma-separated list of ``key=value``: gauss-copula parameters, or module
-constants of ``privrelease.mechanisms.gauss_mixture.pairs`` / ``privrelease.estimation.tilt``
-(upper-case names, for exploring the stage's settings). Every release is measured with
+constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts`` or
+``privrelease.estimation.tilt`` (upper-case names, for exploring the stage's settings). Every release is measured with
 :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
 3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
-duplicated released records, and the release's CPU time. Lines are appended to
-``benchmarks/results/pairs_tune.jsonl``. Only the tuning tables (census_kdd, gas_drift, musk2)
+duplicated released records, and the release's CPU time. Lines are appended to ``--out``
+(default ``benchmarks/results/pairs_tune.jsonl``). Only the tuning tables (census_kdd, gas_drift, musk2)
 are meant to choose settings.
 """
 
@@ -49,12 +49,13 @@ def tvd_3way_label(real, released, schema, label, bins=10) -> float:
 
 def _apply(spec: str) -> dict:
     import privrelease.estimation.tilt as tilt
+    import privrelease.mechanisms.gauss_mixture.copula_parts as parts
     import privrelease.mechanisms.gauss_mixture.pairs as pairs
 
     params = {}
     for item in filter(None, spec.split(",")):
         k, v = item.split("=")
-        mod = tilt if hasattr(tilt, k) else pairs if hasattr(pairs, k) else None
+        mod = next((m for m in (tilt, pairs, parts) if hasattr(m, k)), None)
         if mod is not None and k.isupper():
             setattr(mod, k, type(getattr(mod, k))(float(v)))
         else:
@@ -63,7 +64,7 @@ def _apply(spec: str) -> dict:
     return params
 
 
-def run(name: str, seeds, variants, epsilon=1.0):
+def run(name: str, seeds, variants, epsilon=1.0, out: Path = OUT):
     from privrelease.evaluation.fidelity import evaluate
     from privrelease.experiments import mixed_tables as mt
     from privrelease.release import release
@@ -71,7 +72,7 @@ def run(name: str, seeds, variants, epsilon=1.0):
     data = mt.LOADERS[name](0, **({"max_train": 20_000} if name == "census_kdd" else {}))
     train, test, schema, label = data
     delta = min(1e-5, 0.1 / len(train))
-    OUT.parent.mkdir(exist_ok=True)
+    out.parent.mkdir(exist_ok=True)
     for spec in variants:
         for seed in seeds:
             params = _apply(spec)
@@ -84,7 +85,7 @@ def run(name: str, seeds, variants, epsilon=1.0):
                    "tvd_3way_label": tvd_3way_label(train, res.data, schema, label),
                    "duplicates": float(res.data.duplicated().mean()), "cpu_seconds": cpu,
                    "measured": [list(p) for p in getattr(res.mechanism, "pairs_measured_", [])]}
-            with open(OUT, "a") as f:
+            with open(out, "a") as f:
                 f.write(json.dumps(rec) + "\n")
             print(json.dumps({k: (round(v, 4) if isinstance(v, float) else v) for k, v in rec.items()
                               if k != "measured"}), flush=True)
@@ -96,8 +97,9 @@ def main():
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--variants", nargs="+", default=["pair_rounds=0", "pair_rounds=6"])
     ap.add_argument("--epsilon", type=float, default=1.0)
+    ap.add_argument("--out", type=Path, default=OUT, help="JSON lines appended here")
     a = ap.parse_args()
-    run(a.data, [int(s) for s in a.seeds.split(",")], a.variants, a.epsilon)
+    run(a.data, [int(s) for s in a.seeds.split(",")], a.variants, a.epsilon, a.out)
 
 
 if __name__ == "__main__":
