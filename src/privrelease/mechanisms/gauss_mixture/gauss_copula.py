@@ -25,10 +25,10 @@ from ...errors import DataWarning, InputDataError, ParameterError
 from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
-from .copula_parts import (CELL_SIGMAS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND, CellCounter,
-                           CopulaTransform, LatentPasses, cumulative_masses, denoise, histogram_sensitivity,
-                           marginals_from_noisy, merge_cell_counts, plan_cells, project_to_simplex, quota_assign, rank_match,
-                           split_budget)
+from .copula_parts import (CELL_SIGMAS, COARSE_CELLS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND,
+                           CellCounter, CopulaTransform, LatentPasses, coarse_plan, cumulative_masses, denoise,
+                           histogram_sensitivity, marginals_from_noisy, merge_cell_counts, numeric_values, plan_cells,
+                           project_to_simplex, quota_assign, split_budget)
 from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
 from .pairs import DEFAULT_PAIR_SHARE, accounting_epsilon, plan_pairs, run_pairs, split_budget_with, tilted_sample
@@ -76,6 +76,10 @@ class GaussCopula(SyntheticMechanism):
         share of the total zCDP rho (the rest split as above).
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
+    coarse_cells : int >= 0, default COARSE_CELLS
+        Each numeric column also enters the mixture as a one-hot block of its tree's nodes at the
+        finest level with at most this many (0: off), so that it can hold non-monotone dependence
+        (:func:`~.copula_parts.numeric_values` samples the node, then the value inside it).
     n_classes : int or None
         Number of label levels (public; the release passes it from the schema). Required to
         fit labelled data: it is never read from the labels.
@@ -176,6 +180,7 @@ class GaussCopula(SyntheticMechanism):
         "threshold": [Interval(Real, 0, None, closed="left")],
         "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")], "pair_share": FRACTION,
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
+        "coarse_cells": [Interval(Integral, 0, None, closed="left")],
         "n_classes": N_CLASSES,
         "accounting": [Options("auto", "gaussian", "zcdp")],
     }
@@ -194,6 +199,7 @@ class GaussCopula(SyntheticMechanism):
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, grids=None, missing=None,
                  branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
                  threshold=DEFAULT_THRESHOLD, pair_rounds=0, pair_share=DEFAULT_PAIR_SHARE, n_components=None,
+                 coarse_cells=COARSE_CELLS,
                  n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -207,6 +213,7 @@ class GaussCopula(SyntheticMechanism):
         self.threshold = threshold
         self.pair_rounds, self.pair_share = pair_rounds, pair_share
         self.n_components = n_components
+        self.coarse_cells = coarse_cells
         self.n_classes = n_classes
         self.accounting = accounting
         self.domain = domain
@@ -346,8 +353,9 @@ class GaussCopula(SyntheticMechanism):
         """
         eps_mix = self.fit_marginals(passes, p)
         self._jitter_seed = int(self.source_.generator.integers(2**63))
+        self.coarse_ = coarse_plan(self.domain_, self.cells_, int(self.coarse_cells) if self.marginals_ else 0)
         mix = GaussPCA(eps_mix, float(self.delta), n_components=self.n_components, n_classes=self._n_classes,
-                       accounting=self.accounting_mode_, domain=self.domain_, rng=self.source_)
+                       accounting=self.accounting_mode_, domain=self.coarse_.domain, rng=self.source_)
         mix.fit_executor(LatentPasses(passes, self.copula_transform()))
         self._adopt_mixture(mix)
         run_pairs(self, passes)  # with pair_rounds > 0: one more pass, the pair stage (see .pairs)
@@ -358,7 +366,7 @@ class GaussCopula(SyntheticMechanism):
         dom, k = self.domain_, len(self.cells_)
         return CopulaTransform(p=dom.p, numeric=tuple(dom.numeric[:k]), cells=tuple(self.cells_),
                                cdf=tuple(self._cdf), masses=tuple(self.marginals_[:k]), grouped=self.groups_ > 1,
-                               key=self._jitter_seed)
+                               key=self._jitter_seed, coarse=self.coarse_)
 
     def _adopt_mixture(self, mix: GaussPCA):
         if math.isfinite(self.rho_) and mix.rho_ > self.rho_split_["mixture"] * (1 + 1e-9):
@@ -466,10 +474,8 @@ class GaussCopula(SyntheticMechanism):
 
     def _sample_copula(self, n: int):
         """``n`` records of the copula model (the mixture, rank matching and quotas)."""
-        Z, y = self.mixture_.sample(n)
-        gen = self.source_.generator
-        dom = self.domain_
-        X = np.zeros_like(Z)
+        (Z, y), gen, dom = self.mixture_.sample(n), self.source_.generator, self.domain_
+        X = np.zeros((n, dom.p))
         if not self.cells_:  # numeric columns on their encoded scale (no copula)
             idx = np.asarray(dom.numeric, dtype=int)
             X[:, idx] = np.clip(Z[:, idx], 0.0, 1.0)
@@ -481,12 +487,11 @@ class GaussCopula(SyntheticMechanism):
         off = len(self.cells_)
         for c in range(self.groups_):
             rows = np.flatnonzero(g == c)
-            m = rows.size
-            if m == 0:
+            if rows.size == 0:
                 continue
             for j, col in enumerate(dom.numeric[:off]):
-                X[rows, col] = rank_match(Z[rows, col], self.cells_[j], self._cdf[j][c], self.marginals_[j][c],
-                                          self._nonempty[j][c], gen)
+                X[rows, col] = numeric_values(Z[rows], col, self.coarse_, j, self.cells_[j], self._cdf[j][c],
+                                              self.marginals_[j][c], self._nonempty[j][c], gen)
             for b, (a, e) in enumerate(dom.blocks):
                 X[rows, a + quota_assign(Z[rows, a:e], self.marginals_[off + b][c], gen)] = 1.0
         return X, y
@@ -501,6 +506,7 @@ class GaussCopula(SyntheticMechanism):
             "marginals": ("DP one-way histograms on public cells, numeric columns as trees measured level by "
                           "level (Gaussian mechanism, L2 sensitivity sqrt(2 d), d histograms over all levels)"),
             "n_components": int(self.n_components_),
+            "node_blocks": sum(b is not None for b in self.coarse_.offsets),
             "mixture": {k: v for k, v in self.mixture_.certificate_extra().items()
                         if k in ("rho_zcdp", "rho_split", "clip_radius", "basis", "passes")},
             "passes": int(self.passes_),
