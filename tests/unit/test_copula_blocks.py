@@ -71,3 +71,17 @@ def test_values_stay_inside_their_node_and_follow_the_scores():
         sel = node == v
         order = np.argsort(z[sel])
         assert np.all(np.diff(x[sel][order]) >= 0)
+
+
+def test_auto_marginal_share_follows_the_noise_yardstick():
+    """0.3 when the noise alone would move each column's histogram by more than 0.1 in TVD (wide
+    numeric tables), 0.55 otherwise; a number is used as given."""
+    from privrelease.mechanisms.gauss_mixture.copula_parts import auto_marginal_share
+
+    wide = EncodedDomain.numeric_box(128)
+    assert auto_marginal_share(wide, 4688, 1.0, 6, "auto") == 0.3  # gas_drift: tau 0.55
+    assert auto_marginal_share(wide, 100_000, 1.0, 6, "auto") == 0.55  # tau 0.026
+    mixed = EncodedDomain(p=7, numeric=(0, 1), blocks=((2, 4), (4, 7)))
+    assert auto_marginal_share(mixed, 30_000, 1.0, 2, "auto") == 0.55
+    assert auto_marginal_share(wide, 4688, float("inf"), 6, "auto") == 0.55
+    assert auto_marginal_share(wide, 4688, 1.0, 6, 0.7) == 0.7

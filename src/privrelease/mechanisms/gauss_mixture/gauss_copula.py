@@ -26,7 +26,7 @@ from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
 from .copula_parts import (CELL_SIGMAS, COARSE_CELLS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND,
-                           CellCounter, CopulaTransform, LatentPasses, coarse_plan, cumulative_masses, denoise,
+                           CellCounter, CopulaTransform, LatentPasses, auto_marginal_share, coarse_plan, cumulative_masses, denoise,
                            histogram_sensitivity, marginals_from_noisy, merge_cell_counts, numeric_values, plan_cells,
                            project_to_simplex, quota_assign, split_budget)
 from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
@@ -44,9 +44,9 @@ class GaussCopula(SyntheticMechanism):
     ----------
     epsilon : float in (0, inf]
     delta : float in (0, 1), default 1e-5
-    marginal_share : float in (0, 1), default 0.55
-        Share of the total zCDP rho spent on the one-way histograms; the rest goes to
-        the mixture (:class:`GaussPCA`, with its own default split of that rest).
+    marginal_share : float in (0, 1) or "auto" (default)
+        Share of the total zCDP rho spent on the one-way histograms; the rest goes to the mixture
+        (:class:`GaussPCA`). "auto": :func:`~.copula_parts.auto_marginal_share` (public quantities).
     grids : sequence of (lower, upper, resolution) or None
         For each numeric column of the domain (in order), its public bounds and precision
         (``resolution`` 0 for a continuous column); public, from the schema (the release passes
@@ -170,7 +170,7 @@ class GaussCopula(SyntheticMechanism):
     _parameter_constraints: ClassVar[dict] = {
         **COMMON,
         "delta": [Interval(Real, 0, 1, closed="neither")],
-        "marginal_share": FRACTION,
+        "marginal_share": [Options("auto"), *FRACTION],
         "grids": [None, Instance(tuple, list, what="a sequence of (lower, upper, resolution)")],
         "missing": [None, Instance(tuple, list, np.ndarray, what="a sequence of bools")],
         "branching": [Interval(Integral, 2, None, closed="left")],
@@ -196,7 +196,7 @@ class GaussCopula(SyntheticMechanism):
                                                         uses_label=True, estimates_covariance=True,
                                                         missing_numeric=True)
 
-    def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share=DEFAULT_MARGINAL_SHARE, grids=None, missing=None,
+    def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
                  branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
                  threshold=DEFAULT_THRESHOLD, pair_rounds=0, pair_share=DEFAULT_PAIR_SHARE, n_components=None,
                  coarse_cells=COARSE_CELLS,
@@ -399,8 +399,7 @@ class GaussCopula(SyntheticMechanism):
             raise ParameterError("gauss-copula needs a declared domain (or the encoded width p) to fit on passes")
         C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
         eps, delta = self._setup(p, C or 1)
-        self._eps_delta = (eps, delta)
-        self.notes_ = []
+        self._eps_delta, self.notes_ = (eps, delta), []
         out = self._count_cells(passes, C)
         if out[1] and C is None:
             C = self._declared_classes()  # raises: refused before any noise is drawn
@@ -413,11 +412,12 @@ class GaussCopula(SyntheticMechanism):
         self.n_ = int(n)
         self.labelled_ = labelled = n_labelled > 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
+        self.marginal_share_ = auto_marginal_share(self.domain_, self.n_, eps, C if labelled else 0, self.marginal_share)
         self.pair_plan_ = plan_pairs(self.domain_, self.cells_, self.n_, C if labelled else 0, eps, delta, self._mode(),
                                      self.pair_rounds, float(self.pair_share))
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
-        eps_mix = self._calibrate(eps, delta, float(self.marginal_share) if counts else 0.0)
+        eps_mix = self._calibrate(eps, delta, self.marginal_share_ if counts else 0.0)
         if counts:
             self._release_marginals(counts, self.n_)
         else:
@@ -430,7 +430,7 @@ class GaussCopula(SyntheticMechanism):
         leaf counts are kept (summed over the classes when not per class)."""
         eps, delta = self._eps_delta
         rho_h = math.inf if math.isinf(eps) else \
-            self._split(eps, delta, self._mode(), float(self.marginal_share))[0][1]
+            self._split(eps, delta, self._mode(), self.marginal_share_)[0][1]
         n_cat = len(counts) - len(self.cells_)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
             n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(rho_h), self.by_label,
