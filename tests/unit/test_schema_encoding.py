@@ -107,6 +107,22 @@ def test_numeric_category_values_match_strings():
     assert X.tolist() == [[0, 1], [1, 0], [0, 1]]
 
 
+def test_categorical_values_read_one_at_a_time_whatever_the_mix():
+    # each distinct value is read once and mapped back; the codes must be those of reading every row
+    s = Schema.from_dict({"columns": {"c": {"type": "categorical", "categories": ["1", "a", "b"]}}})
+    raw = pd.Series([" a", "b ", 1, "1", "a", " 1", "b", " a"], dtype=object)
+    X = Encoder(s).encode(pd.DataFrame({"c": raw})).X
+    assert X.argmax(axis=1).tolist() == [1, 2, 0, 0, 1, 0, 2, 1]
+    # in an object column a float is read as its text, whichever value comes first
+    for col in ([1.0, 1], [1, 1.0]):
+        with pytest.raises(InputDataError, match=r"'1\.0'"):
+            Encoder(s).encode(pd.DataFrame({"c": pd.Series(col, dtype=object)}))
+    cat = pd.DataFrame({"c": pd.Categorical(["b", "a", "b", "1"])})
+    assert Encoder(s).encode(cat).X.argmax(axis=1).tolist() == [2, 1, 2, 0]
+    with pytest.raises(InputDataError, match=r"2 value\(s\) in 1 category.*\['z'\]"):
+        Encoder(s).encode(pd.DataFrame({"c": ["a", " z", "z", "b"]}))
+
+
 def test_bundled_adult_schema_has_35_columns(adult):
     df, schema = adult
     enc = Encoder(schema)

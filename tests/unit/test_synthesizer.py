@@ -112,3 +112,17 @@ def test_a_pickled_synthesizer_carries_no_private_diagnostics(small_schema, smal
     assert copy.private_diagnostics_ is None and copy.mechanism_.private_diagnostics() == {}
     assert len(copy.sample(7)) == 7
     assert syn.private_diagnostics_ is diag  # the fitted object itself keeps them
+
+
+def test_in_memory_input_hash_sees_values_columns_and_types_not_the_index():
+    import pandas as pd
+
+    from privrelease.io.tables import frame_sha256
+
+    df = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"]})
+    h = frame_sha256(df)
+    assert h == frame_sha256(df.copy()) == frame_sha256(df.set_axis([7, 8, 9]))
+    changed = df.copy()
+    changed.loc[1, "a"] = 5
+    assert len({h, frame_sha256(changed), frame_sha256(df.rename(columns={"b": "c"})),
+                frame_sha256(df.astype({"a": float}))}) == 4

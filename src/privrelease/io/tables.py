@@ -361,6 +361,15 @@ def write_table(df: pd.DataFrame, path: str | Path) -> None:
             df.to_parquet(fh, index=False)
 
 
+def frame_sha256(df: pd.DataFrame) -> str:
+    """sha256 of a table held in memory: its column names, then pandas' 64-bit hash of every row
+    (values and dtypes, not the index). Identifies the input of an in-memory release without
+    writing it out as text first."""
+    h = hashlib.sha256("\x1f".join(map(str, df.columns)).encode())
+    h.update(pd.util.hash_pandas_object(df, index=False).to_numpy().tobytes())
+    return h.hexdigest()
+
+
 def file_sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as fh:

@@ -23,7 +23,7 @@ from ..engine import SufficientStats, stream_stats
 from ..engine.passes import DaskPasses
 from ..errors import InputDataError, ParameterError, option
 from ..io import warn_extra_columns
-from ..io.tables import table_columns
+from ..io.tables import frame_sha256, table_columns
 from ..mechanisms import RowAlignedMechanism
 from ..schema import Schema
 from .certificate import Certificate, ReleaseResult, diagnostics_path, make_certificate, make_diagnostics
@@ -93,7 +93,7 @@ def release(
             out = decode_output(mech, Xs, ys, plan.encoder, plan.label_encoder)
     out_hash = hashlib.sha256(out.to_csv(index=False).encode()).hexdigest()
     cert = make_certificate(plan, len(out), list(out.columns), out_hash)
-    input_hash = hashlib.sha256(data[schema.names].to_csv(index=False).encode()).hexdigest()
+    input_hash = frame_sha256(data[schema.names])
     return ReleaseResult(data=out, certificate=cert, mechanism=mech,
                          private_diagnostics=make_diagnostics(plan, chunk.clip_counts, input_hash))
 

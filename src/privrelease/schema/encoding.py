@@ -185,8 +185,12 @@ class Encoder:
                     f"declare a level for them with 'missing: <level>' in the schema, or drop them"
                 )
             s = s.where(~isna, c.missing)
-        vals = s.astype(str).str.strip().to_numpy() if s.dtype == object else _canonical_str(s)
-        codes = pd.Index(list(c.categories)).get_indexer(vals)
+        text = s.astype(str).to_numpy() if s.dtype == object else _canonical_str(s)
+        # each distinct text is stripped and looked up once, the codes mapped back by index
+        inverse, uniques = pd.factorize(text)
+        u_vals = np.array([str(u).strip() for u in uniques], dtype=object)
+        vals = u_vals[inverse]
+        codes = pd.Index(list(c.categories)).get_indexer(u_vals)[inverse]
         unknown = codes < 0
         if unknown.any() and c.other is not None:  # undeclared values go to the declared 'other' level
             codes[unknown] = c.categories.index(c.other)
