@@ -114,14 +114,16 @@ class Synthesizer:
         """``n`` records drawn from the fitted private model, in the schema's columns (no further budget)."""
         self._check_fitted()
         from .mechanisms import SyntheticMechanism
+        from .engine import release_threads
         from .release.output import decode_output, n_draw
 
         mech = self.mechanism_
         if not isinstance(mech, SyntheticMechanism):
             raise ParameterError(f"mechanism '{mech.name}' releases one row per input record and has no model to "
                                  f"sample from: use transform() for the rows released by fit()")
-        Xs, ys = mech.sample(n_draw(mech, n, n))
-        return self._in_schema_order(decode_output(mech, Xs, ys, *self.encoders_))
+        with release_threads():
+            Xs, ys = mech.sample(n_draw(mech, n, n))
+            return self._in_schema_order(decode_output(mech, Xs, ys, *self.encoders_))
 
     def transform(self, df: pd.DataFrame | None = None) -> pd.DataFrame:
         """The rows released by ``fit`` (row-aligned mechanisms); ``df``, if given, must be the fitted table.

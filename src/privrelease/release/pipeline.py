@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..engine import SufficientStats, stream_stats
+from ..engine import SufficientStats, release_threads, stream_stats
 from ..engine.passes import DaskPasses
 from ..errors import InputDataError, ParameterError, option
 from ..io import warn_extra_columns
@@ -84,7 +84,7 @@ def release(
     warn_data(plan, len(data), chunk.clip_counts, class_counts(plan, chunk.X, chunk.y))
     mech = plan.mechanism
     m = n_draw(mech, n_synthetic, plan.n)
-    with ledger_charge(ledger, dataset_id, budget, plan):
+    with ledger_charge(ledger, dataset_id, budget, plan), release_threads():
         mech.fit(chunk.X, chunk.y)
         if isinstance(mech, RowAlignedMechanism):
             out = decode_output(mech, mech.transform(chunk.X), None, plan.encoder, None)
@@ -190,7 +190,7 @@ def release_file(
     targets, dirs = _targets(out_path, certificate_path)
     with Transaction(source.paths, targets, overwrite, private=("diagnostics",), directories=dirs) as tx, \
             dask_client(scheduler, workers) if engine == "dask" else _no_client() as client:
-        with ledger_charge(ledger, dataset_id, budget, plan, released=lambda: tx.moving):
+        with ledger_charge(ledger, dataset_id, budget, plan, released=lambda: tx.moving), release_threads():
             cert = _fit_and_write(plan, source, _Engine(engine, client), strategy, m, tx, out_path, progress)
             tx.commit()
     return cert
