@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import time
 
 import numpy as np
@@ -22,8 +23,6 @@ def main():
     ap.add_argument("tables", nargs="+")
     ap.add_argument("--repeats", type=int, default=2)
     a = ap.parse_args()
-    import importlib
-
     pipeline = importlib.import_module("privrelease.release.pipeline")
     from privrelease.experiments import mixed_tables as mt
     from privrelease.release import release

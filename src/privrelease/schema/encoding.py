@@ -189,14 +189,13 @@ class Encoder:
         # each distinct text is stripped and looked up once, the codes mapped back by index
         inverse, uniques = pd.factorize(text)
         u_vals = np.array([str(u).strip() for u in uniques], dtype=object)
-        vals = u_vals[inverse]
         codes = pd.Index(list(c.categories)).get_indexer(u_vals)[inverse]
         unknown = codes < 0
         if unknown.any() and c.other is not None:  # undeclared values go to the declared 'other' level
             codes[unknown] = c.categories.index(c.other)
             unknown[:] = False
         if unknown.any():
-            levels = sorted(set(vals[unknown].tolist()))
+            levels = sorted(set(u_vals[inverse[unknown]].tolist()))
             raise InputDataError(
                 f"column '{c.name}' has {int(unknown.sum())} value(s) in {len(levels)} categor"
                 f"{'y' if len(levels) == 1 else 'ies'} not declared in the schema: {shorten_list(levels)}"
