@@ -183,7 +183,11 @@ def load(name, data_dir):
         return mb.load_diabetes130(data_dir)
     if name == "hapt":
         return mb.load_hapt()
-    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt")
+    if name == "census_kdd":  # the tuning subset of benchmarks/bench_pairs.py
+        from privrelease.experiments.mixed_tables import load_census_kdd
+
+        return load_census_kdd(0, max_train=20_000)
+    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt, census_kdd")
 
 
 def summarize(runs) -> dict:

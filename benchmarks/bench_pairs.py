@@ -47,6 +47,16 @@ def tvd_3way_label(real, released, schema, label, bins=10) -> float:
     return float(np.mean(out))
 
 
+def _value(v: str):
+    """A parameter's value from its text: an int, a float, or the text itself (e.g. "auto", "tree")."""
+    for kind in (int, float):
+        try:
+            return kind(v)
+        except ValueError:
+            pass
+    return v
+
+
 def _apply(spec: str) -> dict:
     import privrelease.estimation.tilt as tilt
     import privrelease.mechanisms.gauss_mixture.copula_parts as parts
@@ -59,7 +69,7 @@ def _apply(spec: str) -> dict:
         if mod is not None and k.isupper():
             setattr(mod, k, type(getattr(mod, k))(float(v)))
         else:
-            params[k] = v if v == "auto" else (int(v) if v.lstrip("-").isdigit() else float(v))
+            params[k] = _value(v)
     pairs.split_with_pairs.cache_clear()
     return params
 

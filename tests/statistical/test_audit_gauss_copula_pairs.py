@@ -23,6 +23,12 @@ shrink by 2: every log-odds of choosing ab moves by ``eps_t`` (the most the scor
 allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised to 0.99 the selection carries
 most of the loss.
 
+The tree (``pair_model="tree"``, :func:`pair_tree.tree_rounds`) takes the same noisy steps with its
+own restriction of the candidates and a score without the expected-noise term; its witnesses: for the
+measurement, two binary columns (one candidate, 4 cells), the target record moving from (0, 0) to
+(1, 1), the others at (0, 1), the statistic ``noisy[00] - noisy[11]`` (the same mean shift of 2 as
+above); for the choice, the three binary columns above (the first round offers every candidate).
+
 The real stage passes at the claimed epsilon; a mutant with halved noise (halved sensitivity)
 is caught.
 """
@@ -36,6 +42,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
+import privrelease.mechanisms.gauss_mixture.pair_tree as tree_mod
 import privrelease.mechanisms.gauss_mixture.pairs as pairs_mod
 from privrelease.audit import audit_epsilon
 from privrelease.engine.passes import ChunkPasses
@@ -59,6 +66,7 @@ N, DELTA, SHARE = 1000, 1e-5, 0.99
 SELECTION_ACCOUNTING = "gaussian"
 NUM = EncodedDomain(p=1, numeric=(0,), blocks=())
 CAT = EncodedDomain(p=6, numeric=(), blocks=((0, 2), (2, 4), (4, 6)))
+CAT2 = EncodedDomain(p=4, numeric=(), blocks=((0, 2), (2, 4)))
 GRIDS = ((0.0, 1.0, 0.1),)  # the numeric column: 11 grid values, one tree level (its cells in the pair)
 
 
@@ -79,6 +87,11 @@ def measurement_pair():
     y1 = y0.copy()
     y1[0] = 1
     return (np.vstack([[0.1], others]), y0), (np.vstack([[0.9], others]), y1)
+
+
+def tree_measurement_pair():
+    others = np.tile([1.0, 0.0, 0.0, 1.0], (N - 1, 1))  # (0, 1)
+    return (np.vstack([[1.0, 0.0, 1.0, 0.0], others]), None), (np.vstack([[0.0, 1.0, 0.0, 1.0], others]), None)
 
 
 def onehot(codes):
@@ -106,8 +119,9 @@ def pinned_estimate(exact0):
     return [ab, ac, bc]
 
 
-def fitted(eps, src, dom, passes, labelled, accounting="auto"):
-    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_rounds=1, pair_share=SHARE, rng=src, accounting=accounting,
+def fitted(eps, src, dom, passes, labelled, accounting="auto", model="tilt"):
+    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_model=model, pair_rounds=1, pair_share=SHARE, rng=src,
+                    accounting=accounting,
                     n_classes=2 if labelled else None, domain=dom, grids=GRIDS[:len(dom.numeric)])
     m.fit_marginals(passes)
     assert m.pair_plan_ is not None and m.pair_plan_.rounds == 1
@@ -120,20 +134,32 @@ def witness_cells(attrs):
     return tuple(int(a * attrs.sizes[1] + b) for a, b in codes)
 
 
-def measure_batch(eps, make_passes):
+def _tilt_choice(m, exact, est):
+    return pairs_mod.select_and_measure(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"],
+                                        m.rho_split_["pairs_select"], lambda: est, lambda r, noisy, s: None)[0]
+
+
+def _tree_choice(m, exact, est):
+    return tree_mod.tree_rounds(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"], m.rho_split_["pairs_select"],
+                                est)[0][0]
+
+
+def measure_batch(eps, make_passes, model="tilt"):
+    """The pair measurement's statistic: the tilt's witness (the column and the label), or the tree's
+    (two binary columns, cells 00 and 11)."""
+    tree = model == "tree"
+
     def run(data, rng, k):
         out = np.empty(k)
         passes = make_passes(data)
         for i in range(k):
             src = WordsRecordingSource(rng)
-            m = fitted(eps, src, NUM, passes, labelled=True)
+            m = fitted(eps, src, CAT2 if tree else NUM, passes, labelled=not tree, model=model)
             exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
-            assert len(exact) == 1, "one candidate: the column and the label"
-            cell_a, cell_b = witness_cells(m.pair_plan_.attributes)
+            assert len(exact) == 1, "one candidate"
+            cell_a, cell_b = (0, 3) if tree else witness_cells(m.pair_plan_.attributes)
             assert cell_a != cell_b
-            pairs_mod.select_and_measure(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"],
-                                         m.rho_split_["pairs_select"], lambda: [np.zeros(exact[0].size)],
-                                         lambda r, noisy, s: None)
+            (_tree_choice if tree else _tilt_choice)(m, exact, [np.zeros(exact[0].size)])
             noisy = src.releases[-1]
             out[i] = noisy[cell_a] - noisy[cell_b]
         return out
@@ -141,17 +167,16 @@ def measure_batch(eps, make_passes):
     return run
 
 
-def select_batch(eps, make_passes, est):
+def select_batch(eps, make_passes, est, model="tilt"):
     def run(data, rng, k):
         out = np.empty(k)
         passes = make_passes(data)
         for i in range(k):
-            m = fitted(eps, WordsRecordingSource(rng), CAT, passes, labelled=False, accounting=SELECTION_ACCOUNTING)
+            m = fitted(eps, WordsRecordingSource(rng), CAT, passes, labelled=False, accounting=SELECTION_ACCOUNTING,
+                       model=model)
             exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
             assert m.pair_plan_.pairs == ((0, 1), (0, 2), (1, 2))
-            out[i] = pairs_mod.select_and_measure(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"],
-                                                  m.rho_split_["pairs_select"], lambda: est,
-                                                  lambda r, noisy, s: None)[0]
+            out[i] = (_tree_choice if model == "tree" else _tilt_choice)(m, exact, est)
         return out
 
     return run
@@ -171,11 +196,21 @@ def audit_measurement(eps, trials, seed, make_passes):
                          trials=trials, seed=seed, delta=DELTA, claimed=eps)
 
 
-def audit_selection(eps, trials, seed, make_passes):
+def audit_selection(eps, trials, seed, make_passes, model="tilt"):
     d0, d1 = selection_pair()
     est = pinned_estimate(pairs_mod.count_pairs(make_passes(d0), _plan_for(eps, make_passes(d0)), N))
-    return audit_epsilon(batch=select_batch(eps, make_passes, est), d0=d0, d1=d1,
+    return audit_epsilon(batch=select_batch(eps, make_passes, est, model), d0=d0, d1=d1,
                          event=lambda s: np.asarray(s) != 0, trials=trials, seed=seed, delta=DELTA, claimed=eps)
+
+
+def audit_tree_measurement(eps, trials, seed, make_passes):
+    d0, d1 = tree_measurement_pair()
+    return audit_epsilon(batch=measure_batch(eps, make_passes, "tree"), d0=d0, d1=d1, event=measure_event(eps),
+                         trials=trials, seed=seed, delta=DELTA, claimed=eps)
+
+
+def audit_tree_selection(eps, trials, seed, make_passes):
+    return audit_selection(eps, trials, seed, make_passes, model="tree")
 
 
 def _plan_for(eps, passes):
@@ -207,7 +242,9 @@ class PairCase:
 # the measurement carries 0.98 of the loss; the selection most of it
 MEASUREMENT = PairCase("pair measurement", audit_measurement, 0.01, 40_000)
 SELECTION = PairCase("pair selection", audit_selection, 0.99, 20_000)
-PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION)}
+TREE_MEASUREMENT = PairCase("pair tree measurement", audit_tree_measurement, 0.01, 40_000)
+TREE_SELECTION = PairCase("pair tree selection", audit_tree_selection, 0.99, 20_000)
+PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION, TREE_MEASUREMENT, TREE_SELECTION)}
 
 
 def _check_real_and_mutant(monkeypatch, case, mutant_attr, mutant_value, eps, trials, seeds, make_passes):
@@ -224,13 +261,13 @@ def _check_real_and_mutant(monkeypatch, case, mutant_attr, mutant_value, eps, tr
     assert mutant.epsilon_lower > eps, mutant.summary()
 
 
-def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
-    _check_real_and_mutant(monkeypatch, MEASUREMENT, "MEASURE_SENSITIVITY", math.sqrt(2.0) / 2, eps, trials, seeds,
+def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory, case=MEASUREMENT):
+    _check_real_and_mutant(monkeypatch, case, "MEASURE_SENSITIVITY", math.sqrt(2.0) / 2, eps, trials, seeds,
                            make_passes)
 
 
-def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory):
-    _check_real_and_mutant(monkeypatch, SELECTION, "SCORE_SENSITIVITY", 1.0, eps, trials, seeds, make_passes)
+def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory, case=SELECTION):
+    _check_real_and_mutant(monkeypatch, case, "SCORE_SENSITIVITY", 1.0, eps, trials, seeds, make_passes)
 
 
 def test_pinned_estimate_moves_every_score_by_the_sensitivity():
@@ -256,3 +293,20 @@ def test_pair_measurement_audit_ci_slice(monkeypatch, make_passes):
 @pytest.mark.parametrize("make_passes", [in_memory, streamed], ids=["local", "streamed"])
 def test_pair_selection_audit_ci_slice(monkeypatch, make_passes):
     check_selection(monkeypatch, 2.0, 20_000, (13, 14), make_passes)
+
+
+# The tree's noisy steps run on the same counts (``count_pairs``, audited above on every engine); the
+# local case is in the CI slice, the streamed one in the slow runs.
+TREE_PASSES = [pytest.param(in_memory, id="local", marks=pytest.mark.ci_slice), pytest.param(streamed, id="streamed")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make_passes", TREE_PASSES)
+def test_pair_tree_measurement_audit(monkeypatch, make_passes):
+    check_measurement(monkeypatch, 2.0, 40_000, (21, 22), make_passes, TREE_MEASUREMENT)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make_passes", TREE_PASSES)
+def test_pair_tree_selection_audit(monkeypatch, make_passes):
+    check_selection(monkeypatch, 2.0, 20_000, (23, 24), make_passes, TREE_SELECTION)

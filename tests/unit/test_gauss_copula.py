@@ -119,7 +119,9 @@ def test_streamed_chunks_give_a_valid_release():
     m = GaussCopula(1.0, domain=enc.domain, rng=1, n_classes=2,
                     **{k: v for k, v in GaussCopula.schema_params(enc, None).items()})
     m.fit_passes(lambda: ((X[i:i + 250], y[i:i + 250]) for i in range(0, len(X), 250)))
-    assert m.n_ == 1200 and m.passes_ == 4
+    # cells, the mixture's centre, moments and within-class moments, then the pair tree's counts
+    assert m.pair_plan_ is not None and m.pair_plan_.model == "tree"
+    assert m.n_ == 1200 and m.passes_ == 5
     Xs, ys = m.sample(500)
     assert Xs.shape == (500, enc.width) and set(np.unique(ys)) <= {0, 1}
 
@@ -159,7 +161,7 @@ def test_streamed_file_release(tmp_path):
     cert = release_file(src, schema, tmp_path / "out.csv", "gauss-copula", 1.0, delta=1e-5, rng=0, chunk_rows=400)
     out = pd.read_csv(tmp_path / "out.csv")
     assert len(out) == 1500 and list(out.columns) == schema.names
-    assert cert.extra["passes"] == 4
+    assert cert.extra["passes"] == 5  # the copula's four and the pair tree's counts
 
 
 def test_denoise():
@@ -182,10 +184,10 @@ def test_few_records_many_columns_release_the_coarsest_cells_and_say_so():
     assert np.mean((Xs == 0) | (Xs == 1)) < 0.01  # nothing piled onto the bounds
 
 
-@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 3), (True, 2, 4)])
+@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 4), (True, 2, 5)])
 def test_passes_over_the_input(labelled, declared, reads):
-    """An unlabelled table is read three times (cells, then the mixture's centre and moments). With
-    labels: + the within-class pass."""
+    """An unlabelled table is read four times (cells, then the mixture's centre and moments, then the
+    pair tree's counts). With labels: + the within-class pass."""
     from privrelease.engine.passes import ChunkPasses
 
     df, schema = _mixed(600)

@@ -85,9 +85,9 @@ def test_selection_rounds_compose_in_the_calibration():
 
 def test_pair_stage_spends_its_share_and_takes_one_more_pass():
     X, y = table()
-    off = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, rng=0).fit(X, y)
-    on = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, pair_rounds=3, rng=0).fit(X, y)
-    assert not hasattr(off, "pairs_") and off.pair_plan_ is None
+    off = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, pair_rounds=0, rng=0).fit(X, y)
+    on = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, pair_model="tilt", pair_rounds=3, rng=0).fit(X, y)
+    assert getattr(off, "pairs_", None) is None and off.pair_plan_ is None
     assert on.passes_ == off.passes_ + 1 and len(on.pairs_measured_) == 3
     assert len(set(on.pairs_measured_)) == 3  # a candidate is measured at most once
     split = on.rho_split_
@@ -103,7 +103,7 @@ def test_pair_stage_spends_its_share_and_takes_one_more_pass():
 def test_pair_stage_improves_the_measured_pair():
     """With a large budget the tilted release fits the pair the copula misses (a, c) better."""
     X, y = table(6000)
-    m = GaussCopula(8.0, 1e-5, domain=DOM, n_classes=2, pair_rounds=6, rng=0).fit(X, y)
+    m = GaussCopula(8.0, 1e-5, domain=DOM, n_classes=2, pair_model="tilt", pair_rounds=6, rng=0).fit(X, y)
     att = m.pair_attributes_
 
     def joint(Xr, yr, a, b):

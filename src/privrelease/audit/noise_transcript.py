@@ -127,6 +127,9 @@ class AsRealRelease(_WrappedSource):
     def gumbel(self, size):
         return self.inner.gumbel(size)
 
+    def exponential_choice(self, scores, rate, base=None):
+        return self.inner.exponential_choice(scores, rate, base)
+
 
 def _register_source_api():
     """Make the wrappers RandomSource instances (so ``make_source`` hands them through unchanged)."""

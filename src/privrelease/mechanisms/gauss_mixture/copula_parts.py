@@ -238,16 +238,17 @@ def coarse_plan(domain, trees, cells: int) -> CoarsePlan:
 
 
 def numeric_values(Z: np.ndarray, col: int, coarse, j: int, cells: NumericTree, F: np.ndarray, masses: np.ndarray,
-                   nonempty: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+                   nonempty: np.ndarray, gen: np.random.Generator, node: np.ndarray | None = None) -> np.ndarray:
     """Values of numeric column ``j`` (encoded column ``col``) for sampled latent rows ``Z`` of one
     group: by :func:`rank_match` on its normal score, or, when it has a node block in the mixture
-    (``coarse``), its node by :func:`quota_assign` on the block (meeting the released node masses)
-    and its value inside the node by :func:`rank_match_within`."""
+    (``coarse``), its node by :func:`quota_assign` on the block (meeting the released node masses;
+    or ``node``, already decoded) and its value inside the node by :func:`rank_match_within`."""
     block = None if coarse is None else coarse.block(j)
     if block is None:
         return rank_match(Z[:, col], cells, F, masses, nonempty, gen)
     level = coarse.levels[j]
-    node = quota_assign(Z[:, block[0]:block[1]], cells.level_counts(masses, level), gen)
+    if node is None:
+        node = quota_assign(Z[:, block[0]:block[1]], cells.level_counts(masses, level), gen)
     return rank_match_within(Z[:, col], node, cells, level, F, masses, gen)
 
 
@@ -447,3 +448,35 @@ class LatentPasses:
     def run(self, fn, merge=add, indexed: bool = False):
         return self.inner.run(partial(_latent_map, transform=self.transform, fn=fn, indexed=indexed), merge,
                               indexed=True)
+
+
+def decode_latent(mech, Z: np.ndarray, y, tree=None) -> np.ndarray:
+    """Encoded records from the mixture's latent rows ``Z`` (classes ``y``) of a fitted gauss-copula
+    ``mech``: numeric columns rank-matched to the released marginals (through their node when they
+    have a node block), categorical levels by quotas; with a fitted pair tree, its attributes decoded
+    along it (post-processing of released values)."""
+    gen, dom, n = mech.source_.generator, mech.domain_, Z.shape[0]
+    X = np.zeros((n, dom.p))
+    if not mech.cells_:  # numeric columns on their encoded scale (no copula)
+        idx = np.asarray(dom.numeric, dtype=int)
+        X[:, idx] = np.clip(Z[:, idx], 0.0, 1.0)
+    if not mech.marginals_:  # no histogram released: argmax decoding
+        for a, e in dom.blocks:
+            X[np.arange(n), a + np.argmax(Z[:, a:e], axis=1)] = 1.0
+        return X
+    g = mech._groups(y, n)
+    off = len(mech.cells_)
+    fixed = {} if tree is None else tree.decode(mech, Z, g, gen)
+    for c in range(mech.groups_):
+        rows = np.flatnonzero(g == c)
+        if rows.size == 0:
+            continue
+        for j, col in enumerate(dom.numeric[:off]):
+            X[rows, col] = numeric_values(Z[rows], col, mech.coarse_, j, mech.cells_[j], mech._cdf[j][c],
+                                          mech.marginals_[j][c], mech._nonempty[j][c], gen,
+                                          None if j not in fixed else fixed[j][rows])
+        for b, (a, e) in enumerate(dom.blocks):
+            codes = fixed[off + b][rows] if off + b in fixed else \
+                quota_assign(Z[rows, a:e], mech.marginals_[off + b][c], gen)
+            X[rows, a + codes] = 1.0
+    return X

@@ -27,11 +27,12 @@ from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
 from .copula_parts import (CELL_SIGMAS, COARSE_CELLS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND,
                            CellCounter, CopulaTransform, LatentPasses, auto_marginal_share, coarse_plan, cumulative_masses, denoise,
-                           histogram_sensitivity, marginals_from_noisy, merge_cell_counts, numeric_values, plan_cells,
+                           decode_latent, histogram_sensitivity, marginals_from_noisy, merge_cell_counts, plan_cells,
                            project_to_simplex, quota_assign, split_budget)
 from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
-from .pairs import DEFAULT_PAIR_SHARE, accounting_epsilon, plan_pairs, run_pairs, split_budget_with, tilted_sample
+from .pair_tree import fit_tree, plan_pair_stage
+from .pairs import accounting_epsilon, run_pairs, split_budget_with, tilted_sample
 
 __all__ = ["GaussCopula", "NumericTree", "CellCounter", "CopulaTransform", "histogram_sensitivity", "denoise",
            "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BRANCHING",
@@ -71,9 +72,16 @@ class GaussCopula(SyntheticMechanism):
     threshold : float >= 0, default 0
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`denoise`).
-    pair_rounds, pair_share : "auto" or int >= 0 (default 0: off); float in (0, 1) (default 0.3)
-        The pair stage (:mod:`.pairs`): its rounds ("auto": from the public n and budget) and its
-        share of the total zCDP rho (the rest split as above).
+    pair_model : "tree" (default) or "tilt"
+        How the pair stage honours its measurements: ``"tree"`` (:mod:`.pair_tree`) measures a
+        spanning tree of pairs of categorical columns and numeric node blocks and decodes along it;
+        ``"tilt"`` (:mod:`.pairs`) reweights a pool drawn from the copula.
+    pair_rounds : "auto" (default) or int >= 0
+        Measured pairs (0: no pair stage). ``"auto"``: with the tree, one fewer than the attributes
+        it can decode (a spanning tree); with the tilt, from the public n and budget.
+    pair_share : "auto" (default) or float in (0, 1)
+        The pair stage's share of the total zCDP rho (the rest split as above); ``"auto"``: 0.2 for
+        the tree, 0.3 for the tilt.
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     coarse_cells : int >= 0, default COARSE_CELLS
@@ -178,7 +186,9 @@ class GaussCopula(SyntheticMechanism):
         "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Interval(Real, 0, None, closed="left")],
-        "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")], "pair_share": FRACTION,
+        "pair_model": [Options("tree", "tilt")],
+        "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")],
+        "pair_share": [Options("auto"), *FRACTION],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
         "coarse_cells": [Interval(Integral, 0, None, closed="left")],
         "n_classes": N_CLASSES,
@@ -198,7 +208,7 @@ class GaussCopula(SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
                  branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, pair_rounds=0, pair_share=DEFAULT_PAIR_SHARE, n_components=None,
+                 threshold=DEFAULT_THRESHOLD, pair_model="tree", pair_rounds="auto", pair_share="auto", n_components=None,
                  coarse_cells=COARSE_CELLS,
                  n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
@@ -211,7 +221,7 @@ class GaussCopula(SyntheticMechanism):
         self.max_leaves = max_leaves
         self.by_label = by_label
         self.threshold = threshold
-        self.pair_rounds, self.pair_share = pair_rounds, pair_share
+        self.pair_model, self.pair_rounds, self.pair_share = pair_model, pair_rounds, pair_share
         self.n_components = n_components
         self.coarse_cells = coarse_cells
         self.n_classes = n_classes
@@ -351,6 +361,7 @@ class GaussCopula(SyntheticMechanism):
         chunks are, keyed by each record's global index so that every engine sees the same
         latent rows). ``p``: the encoded width when no ``domain`` is declared.
         """
+        self.pairs_ = self.pair_tree_ = None  # a refit forgets an earlier pair stage
         eps_mix = self.fit_marginals(passes, p)
         self._jitter_seed = int(self.source_.generator.integers(2**63))
         self.coarse_ = coarse_plan(self.domain_, self.cells_, int(self.coarse_cells) if self.marginals_ else 0)
@@ -358,7 +369,8 @@ class GaussCopula(SyntheticMechanism):
                        accounting=self.accounting_mode_, domain=self.coarse_.domain, rng=self.source_)
         mix.fit_executor(LatentPasses(passes, self.copula_transform()))
         self._adopt_mixture(mix)
-        run_pairs(self, passes)  # with pair_rounds > 0: one more pass, the pair stage (see .pairs)
+        # the pair stage (one more pass): the tree (.pair_tree) or the tilt (.pairs)
+        run_pairs(self, passes, fit_tree if self.pair_model == "tree" else None)
         return self
 
     def copula_transform(self) -> CopulaTransform:
@@ -413,8 +425,7 @@ class GaussCopula(SyntheticMechanism):
         self.labelled_ = labelled = n_labelled > 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
         self.marginal_share_ = auto_marginal_share(self.domain_, self.n_, eps, C if labelled else 0, self.marginal_share)
-        self.pair_plan_ = plan_pairs(self.domain_, self.cells_, self.n_, C if labelled else 0, eps, delta, self._mode(),
-                                     self.pair_rounds, float(self.pair_share))
+        self.pair_plan_ = plan_pair_stage(self, C if labelled else 0, eps, delta, self._mode())
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
         eps_mix = self._calibrate(eps, delta, self.marginal_share_ if counts else 0.0)
@@ -470,31 +481,15 @@ class GaussCopula(SyntheticMechanism):
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
-        return tilted_sample(self, n) if getattr(self, "pairs_", None) is not None else self._sample_copula(n)
+        if getattr(self, "pairs_", None) is not None:
+            return tilted_sample(self, n)
+        return self._sample_copula(n, getattr(self, "pair_tree_", None))
 
-    def _sample_copula(self, n: int):
-        """``n`` records of the copula model (the mixture, rank matching and quotas)."""
-        (Z, y), gen, dom = self.mixture_.sample(n), self.source_.generator, self.domain_
-        X = np.zeros((n, dom.p))
-        if not self.cells_:  # numeric columns on their encoded scale (no copula)
-            idx = np.asarray(dom.numeric, dtype=int)
-            X[:, idx] = np.clip(Z[:, idx], 0.0, 1.0)
-        if not self.marginals_:  # no histogram released: argmax decoding
-            for a, e in dom.blocks:
-                X[np.arange(n), a + np.argmax(Z[:, a:e], axis=1)] = 1.0
-            return X, y
-        g = self._groups(y, n)
-        off = len(self.cells_)
-        for c in range(self.groups_):
-            rows = np.flatnonzero(g == c)
-            if rows.size == 0:
-                continue
-            for j, col in enumerate(dom.numeric[:off]):
-                X[rows, col] = numeric_values(Z[rows], col, self.coarse_, j, self.cells_[j], self._cdf[j][c],
-                                              self.marginals_[j][c], self._nonempty[j][c], gen)
-            for b, (a, e) in enumerate(dom.blocks):
-                X[rows, a + quota_assign(Z[rows, a:e], self.marginals_[off + b][c], gen)] = 1.0
-        return X, y
+    def _sample_copula(self, n: int, tree=None):
+        """``n`` records of the copula model (the mixture, rank matching and quotas); with a fitted
+        :class:`~.pair_tree.PairTree`, its attributes decoded along it."""
+        Z, y = self.mixture_.sample(n)
+        return decode_latent(self, Z, y, tree), y
 
     def certificate_extra(self) -> dict:
         d = {

@@ -154,6 +154,7 @@ class PairPlan:
     pairs: tuple
     rounds: int
     share: float
+    model: str = "tilt"   # "tilt" (:func:`fit_pairs`) or "tree" (:mod:`.pair_tree`)
 
 
 def plan_pairs(domain, trees, n: int, n_classes: int, epsilon: float, delta: float, mode: str, rounds,
@@ -272,11 +273,14 @@ def count_pairs(passes, plan: PairPlan, n: int) -> list:
 
 
 def select_and_measure(mech, exact: list, plan: PairPlan, rho_measure: float, rho_select: float, estimate,
-                       record) -> list:
+                       record, allowed=None, penalised: bool = True) -> list:
     """The private rounds: returns the measured candidates' indices, in order.
 
     ``estimate()``: the current release's counts of every candidate (post-processing of earlier
-    outputs); ``record(r, noisy, sigma)``: hands a measurement to the estimation. Each round:
+    outputs); ``record(r, noisy, sigma)``: hands a measurement to the estimation; ``allowed()``
+    (optional): which candidates a round may offer, from earlier outputs only (a round with none left
+    ends the stage early, spending less than planned); ``penalised``: whether the score subtracts the
+    measurement's expected noise (a data-independent constant per candidate). Each round:
     exponential mechanism on AIM's score (:func:`scores`) with ``eps_t = sqrt(8 rho_select / T)``
     and L-infinity sensitivity ``SCORE_SENSITIVITY``, then the Gaussian mechanism on the chosen
     candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure / T``-zCDP). A
@@ -292,9 +296,12 @@ def select_and_measure(mech, exact: list, plan: PairPlan, rho_measure: float, rh
     taken = np.zeros(len(plan.pairs), dtype=bool)
     chosen = []
     for _ in range(T):
-        score = scores(exact, estimate(), cells, sigma)
+        closed = taken if allowed is None else (taken | ~np.asarray(allowed(), dtype=bool))
+        if closed.all():
+            break
+        score = scores(exact, estimate(), cells, sigma if penalised else 0.0)
         r = exponential_mechanism(score, eps_t, SCORE_SENSITIVITY, mech.source_,
-                                  log_base=np.where(taken, -np.inf, 0.0))
+                                  log_base=np.where(closed, -np.inf, 0.0))
         taken[r] = True
         noisy = mech._gaussian("pairs_std", exact[r], MEASURE_SENSITIVITY, nm, exact[r].size)
         record(r, noisy, mech.noise_scales_["pairs_std"])
@@ -352,11 +359,13 @@ def fit_pairs(mech, passes, plan: PairPlan, rho_measure: float, rho_select: floa
     mech.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
 
 
-def run_pairs(mech, passes) -> None:
-    """The pair stage of a fitted gauss-copula when its plan has one (one more pass), else nothing."""
+def run_pairs(mech, passes, fit=None) -> None:
+    """The pair stage of a fitted gauss-copula when its plan has one (one more pass), else nothing;
+    ``fit`` (default :func:`fit_pairs`, the tilt) takes the mechanism, the passes, the plan and the
+    measurement and selection rhos."""
     if mech.pair_plan_ is None:
         return
-    fit_pairs(mech, passes, mech.pair_plan_, mech.rho_split_["pairs_measure"], mech.rho_split_["pairs_select"])
+    (fit or fit_pairs)(mech, passes, mech.pair_plan_, mech.rho_split_["pairs_measure"], mech.rho_split_["pairs_select"])
     mech.passes_ += 1
 
 
