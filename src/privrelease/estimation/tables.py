@@ -26,6 +26,8 @@ import numpy as np
 #: Dykstra sweeps of :func:`transport_projection` and raking sweeps of :func:`rake`.
 PROJECTION_SWEEPS = 300
 RAKE_SWEEPS = 60
+#: Sweeps stop early once every row and column sum is within this share of the table's total.
+TOLERANCE = 1e-9
 
 
 def transport_projection(Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, sweeps: int = PROJECTION_SWEEPS) -> np.ndarray:
@@ -36,6 +38,7 @@ def transport_projection(Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, swee
     T = np.asarray(Y, dtype=np.float64).copy()
     rows, cols = np.asarray(rows, dtype=np.float64), np.asarray(cols, dtype=np.float64)
     P, Q, R = np.zeros_like(T), np.zeros_like(T), np.zeros_like(T)
+    tol = TOLERANCE * max(float(rows.sum()), 1.0)
     for _ in range(int(sweeps)):
         U = T + P
         T = U + ((rows - U.sum(axis=1)) / U.shape[1])[:, None]
@@ -46,18 +49,23 @@ def transport_projection(Y: np.ndarray, rows: np.ndarray, cols: np.ndarray, swee
         U = T + R
         T = np.maximum(U, 0.0)
         R = U - T
-    return np.maximum(T, 0.0)
+        if max(np.abs(T.sum(axis=1) - rows).max(), np.abs(T.sum(axis=0) - cols).max()) < tol:
+            break  # non-negative with both margins (to the tolerance)
+    return T
 
 
 def rake(T: np.ndarray, rows: np.ndarray, cols: np.ndarray, sweeps: int = RAKE_SWEEPS) -> np.ndarray:
     """Iterative proportional fitting of a non-negative table to row and column sums (rows or columns
     with no mass stay empty)."""
     T = np.asarray(T, dtype=np.float64).copy()
+    tol = TOLERANCE * max(float(np.sum(rows)), 1.0)
     for _ in range(int(sweeps)):
         s = T.sum(axis=1)
         T *= np.divide(rows, s, out=np.zeros_like(s), where=s > 0)[:, None]
         s = T.sum(axis=0)
         T *= np.divide(cols, s, out=np.zeros_like(s), where=s > 0)[None, :]
+        if np.abs(T.sum(axis=1) - rows).max() < tol:  # both margins met
+            break
     return T
 
 

@@ -165,6 +165,10 @@ class GaussCopula(SyntheticMechanism):
        assigned greedily by the sampled one-hot scores, highest first, until each level's
        quota is full.
 
+    5. Pair tree (``pair_model="tree"``, :mod:`.pair_tree`): one more pass counts the candidate pairs;
+       a privately chosen spanning tree of them is measured (part of the budget) and the categorical
+       columns and numeric nodes are decoded along it (derivation in its Notes).
+
     Groups and depths are decided from public quantities only (:func:`plan_cells`): with few
     records every tree is released at its coarsest level (a warning says so), never piled
     onto the bounds (an unsplit node spreads nothing onto a bound's atom).
@@ -199,7 +203,8 @@ class GaussCopula(SyntheticMechanism):
     guarantee: ClassVar[str] = "(epsilon,delta)-DP"
     relation: ClassVar[str] = R1_LABEL
     summary: ClassVar[str] = ("Gaussian copula: DP one-way marginals on public cells (atoms kept), gauss-pca mixture "
-                              "on normal scores, quantile and quota decoding; zCDP accounting")
+                              "on normal scores, a privately chosen spanning tree of measured pairs, quantile and "
+                              "quota decoding along it; zCDP accounting")
     supervised: ClassVar[bool] = False
     uses_delta: ClassVar[bool] = True
     capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,

@@ -128,16 +128,16 @@ class PairTree:
         for a, parent, cond in zip(self.order, self.parents, self.conditionals):
             lo, hi = attribute_block(mech, a)
             S, out = Z[:, lo:hi], np.empty(Z.shape[0], dtype=np.int64)
-            for c in range(mech.groups_):
-                in_c = g == c
-                if parent < 0:
-                    rows = np.flatnonzero(in_c)
+            if parent < 0:
+                for c in range(mech.groups_):
+                    rows = np.flatnonzero(g == c)
                     out[rows] = quota_assign(S[rows], class_counts(mech, a)[c], gen)
-                    continue
-                pc = codes[parent]
-                for lv in np.unique(pc[in_c]):
-                    rows = np.flatnonzero(in_c & (pc == lv))
-                    out[rows] = quota_assign(S[rows], cond[c, lv], gen)
+            else:  # one sort into (class, parent level) groups, each decoded by its quotas
+                key = g * cond.shape[1] + codes[parent]
+                order = np.argsort(key, kind="stable")
+                keys, starts = np.unique(key[order], return_index=True)
+                for k, rows in zip(keys, np.split(order, starts[1:])):
+                    out[rows] = quota_assign(S[rows], cond[k // cond.shape[1], k % cond.shape[1]], gen)
             codes[a] = out
         return codes
 
