@@ -96,6 +96,40 @@ def test_default_mechanism_runs_its_passes_on_the_workers(dask_cluster, parts_di
         assert np.allclose(getattr(remote.mixture_, attr), getattr(here.mixture_, attr), rtol=1e-9, atol=1e-12), attr
 
 
+TREE_SCHEMA = {"columns": {
+    "age": {"type": "numeric", "lower": 0, "upper": 100, "integer": True},
+    "group": {"type": "categorical", "categories": ["a", "b", "c", "d"]},
+    "band": {"type": "categorical", "categories": ["low", "high"]},
+    "label": {"type": "categorical", "categories": ["no", "yes"], "role": "label"}}}
+
+
+def test_pair_tree_runs_its_counts_on_the_workers(dask_cluster, tmp_path):
+    """With more categorical than numeric columns the default measures its pair tree: the counting
+    pass runs on the workers, and the same seed gives the local engine's tree and release."""
+    from privrelease.schema import Schema
+
+    rng = np.random.default_rng(3)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for k in range(3):
+        group = rng.choice(list("abcd"), 400)
+        pd.DataFrame({"age": rng.integers(0, 101, 400), "group": group,
+                      "band": np.where(np.isin(group, ["a", "b"]), "low", "high"),  # a function of group
+                      "label": rng.choice(["no", "yes"], 400)}).to_parquet(parts / f"part-{k}.parquet")
+    schema = Schema.from_dict(TREE_SCHEMA)
+    certs, tables = {}, {}
+    for engine in ("local", "dask"):
+        extra = dict(scheduler=dask_cluster.scheduler_address) if engine == "dask" else {}
+        target = tmp_path / engine / "released.csv"
+        certs[engine] = release_file(parts, schema, target, "gauss-copula", 4.0,
+                                     rng=5, chunk_rows=300, engine=engine, **extra)
+        tables[engine] = pd.read_csv(target)
+    assert certs["local"].extra["passes"] == certs["dask"].extra["passes"] == 5  # the tree's counts: one more
+    pd.testing.assert_frame_equal(tables["local"], tables["dask"])
+    out = tables["dask"]
+    assert ((out["band"] == "low") == out["group"].isin(["a", "b"])).mean() > 0.95
+
+
 @pytest.mark.parametrize("mechanism, out, kw", [
     ("gauss-copula", "released", dict(n_synthetic=500, n_components=2)),  # the default
     ("gauss-pca", "released", dict(n_synthetic=500, n_components=2)),  # synthetic, Parquet dataset
