@@ -10,8 +10,8 @@ their relation the linear mixture holds. The tree stage measures such relations 
    and the numeric columns that enter the mixture as node blocks, on the same coarse nodes;
    :class:`~.pairs.PairCounter`, on every engine);
 2. ``T`` rounds (at most one fewer than the attributes) of the pair stage's private selection and
-   measurement (:func:`~.pairs.select_and_measure`: exponential mechanism on AIM's score against the
-   copula's own counts of each pair, Gaussian mechanism on the chosen counts), restricted as
+   measurement (:func:`~.pairs.select_and_measure`: exponential mechanism on the L1 distance between
+   each pair's exact counts and the copula's own, Gaussian mechanism on the chosen counts), restricted as
    Kruskal's algorithm restricts a maximum spanning tree: a candidate whose two attributes are
    already joined is not offered (the restriction depends on earlier choices only, which are public);
 3. post-processing (:mod:`privrelease.estimation.tables`): each measured table is projected onto the
@@ -40,7 +40,7 @@ from ...estimation import class_tables, fitted_table
 from .copula_parts import coarse_plan, quota_assign
 from . import pairs as pair_stage
 from .pairs import (DEFAULT_PAIR_SHARE, SELECT_FRACTION, Attributes, PairPlan, candidates, count_pairs, n_nodes,
-                    pair_level, plan_pairs, select_and_measure)
+                    pair_counts, pair_level, plan_pairs, select_and_measure)
 
 #: Share of the total zCDP rho spent on the tree stage (selection and measurement); chosen on
 #: census_income_kdd (0.15, 0.2 and 0.3 gave 2-way TVD 0.0528, 0.0525 and 0.054 on seed 0).
@@ -128,10 +128,11 @@ class PairTree:
         for a, parent, cond in zip(self.order, self.parents, self.conditionals):
             lo, hi = attribute_block(mech, a)
             S, out = Z[:, lo:hi], np.empty(Z.shape[0], dtype=np.int64)
-            if parent < 0:
+            if parent < 0:  # a root: the copula's per-class quotas
+                quotas = class_counts(mech, a)
                 for c in range(mech.groups_):
                     rows = np.flatnonzero(g == c)
-                    out[rows] = quota_assign(S[rows], class_counts(mech, a)[c], gen)
+                    out[rows] = quota_assign(S[rows], quotas[c], gen)
             else:  # one sort into (class, parent level) groups, each decoded by its quotas
                 key = g * cond.shape[1] + codes[parent]
                 order = np.argsort(key, kind="stable")
@@ -167,10 +168,7 @@ def model_counts(mech, plan: PairPlan) -> list:
     attrs, n = plan.attributes, mech.n_
     m = int(max(1, min(n, PRIOR_RECORDS, PRIOR_VALUES // max(len(attrs.sizes), 1))))
     X, y = mech._sample_copula(m)
-    codes = attrs.codes(X, y)
-    sizes = attrs.sizes
-    return [np.bincount(codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b]) * (n / m)
-            for a, b in plan.pairs]
+    return [c * (n / m) for c in pair_counts(attrs.codes(X, y), attrs.sizes, plan.pairs)]
 
 
 def fit_tree(mech, passes, plan: PairPlan, rho_measure: float, rho_select: float) -> None:

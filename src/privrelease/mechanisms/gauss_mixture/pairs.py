@@ -123,6 +123,11 @@ def candidates(sizes) -> tuple:
     return tuple((a, b) for a in range(A) for b in range(a + 1, A) if sizes[a] * sizes[b] <= MAX_PAIR_CELLS)
 
 
+def pair_counts(codes: np.ndarray, sizes, pairs) -> list:
+    """Counts of every pair ``(a, b)`` of attributes over rows of cell ``codes`` (row-major, a then b)."""
+    return [np.bincount(codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b]) for a, b in pairs]
+
+
 @dataclass(frozen=True)
 class PairCounter:
     """The pair pass of one chunk: ``(records, exact counts of every candidate, concatenated)``.
@@ -138,10 +143,7 @@ class PairCounter:
             if y is None:
                 raise InputDataError("the pair stage was planned with a label and a chunk has none")
             y = check_labels(y, X.shape[0], self.attributes.n_classes)
-        codes = self.attributes.codes(X, y)
-        sizes = self.attributes.sizes
-        parts = [np.bincount(codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b])
-                 for a, b in self.pairs]
+        parts = pair_counts(self.attributes.codes(X, y), self.attributes.sizes, self.pairs)
         flat = np.concatenate(parts).astype(np.float64) if parts else np.zeros(0)
         return X.shape[0], flat
 
