@@ -49,6 +49,14 @@ def fit(eps=4.0, X=None, y=None, **kw):
     return GaussCopula(eps, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0, **kw).fit(X, y)
 
 
+def test_the_tree_raises_the_default_marginal_share():
+    """With the tree on, "auto" gives the histograms 0.8 of what the pair stage leaves; off, 0.55."""
+    on, off = fit(), fit(pair_rounds=0)
+    assert on.pair_tree_ is not None and on.marginal_share_ == 0.8
+    assert off.pair_tree_ is None and off.marginal_share_ == 0.55
+    assert fit(marginal_share=0.6).marginal_share_ == 0.6
+
+
 # ---- estimation -----------------------------------------------------------------------------------
 
 def test_transport_projection_is_the_least_squares_table_with_the_margins():
