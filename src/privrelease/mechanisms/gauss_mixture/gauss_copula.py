@@ -46,10 +46,7 @@ class GaussCopula(SyntheticMechanism):
     epsilon : float in (0, inf]
     delta : float in (0, 1), default 1e-5
     marginal_share : float in (0, 1) or "auto" (default)
-        Share of the total zCDP rho spent on the one-way histograms; the rest goes to the mixture
-        (:class:`GaussPCA`) and the pair stage takes its own share first. "auto":
-        :func:`~.copula_parts.auto_marginal_share` (public quantities): 0.3 on tables whose one-way
-        histograms the noise dominates, else 0.8 with the pair tree on and 0.55 with it off.
+        Share of what the pair stage leaves spent on the histograms (the rest: the mixture); see ``auto_marginal_share``.
     grids : sequence of (lower, upper, resolution) or None
         For each numeric column of the domain (in order), its public bounds and precision
         (``resolution`` 0 for a continuous column); public, from the schema (the release passes

@@ -48,10 +48,11 @@ TREE_PAIR_SHARE = 0.2
 #: Share of the copula's own table added to a projected measurement before the class split.
 PRIOR_SHARE = 0.05
 #: "auto" rounds: the stage is off when the expected noise of a measured pair, in total variation
-#: (:func:`tree_noise`), is above this. On census_income_kdd (41 columns) the tree lowered the 2-way
-#: TVD by 9 % at n = 20,000 (noise 0.29), changed nothing at 10,000 (0.57) and raised it by 3-4 % at
-#: 5,000 (1.13) and 2,000.
-TREE_MAX_NOISE = 0.4
+#: (:func:`tree_noise`), is above this. On census_income_kdd (41 columns, the histograms at 0.8 with
+#: the tree, docs/results/mixed-pairs.md) the tree lowered the 2-way TVD by 9 % at n = 10,000 (noise
+#: 0.57, 6 seeds) and 7,500 (0.76) and raised it by 4 % at 5,000 (1.13). (With the histograms at 0.55 it
+#: had changed nothing at 10,000, hence 0.4 before.)
+TREE_MAX_NOISE = 0.8
 #: The copula sample that gives each candidate's current counts: at most this many records (and at most
 #: PRIOR_VALUES cells over all attributes); its counts are scaled to n.
 PRIOR_RECORDS = 10_000
