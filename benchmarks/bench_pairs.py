@@ -48,7 +48,9 @@ def tvd_3way_label(real, released, schema, label, bins=10) -> float:
 
 
 def _value(v: str):
-    """A parameter's value from its text: an int, a float, or the text itself (e.g. "auto", "tree")."""
+    """A parameter's value from its text: True / False, an int, a float, or the text itself (e.g. "auto", "tree")."""
+    if v in ("True", "False"):
+        return v == "True"
     for kind in (int, float):
         try:
             return kind(v)
