@@ -88,4 +88,3 @@ def test_auto_marginal_share_follows_the_noise_yardstick():
     assert auto_marginal_share(mixed, 30_000, 1.0, 2, "auto", True) == 0.8  # the tree on
     assert auto_marginal_share(wide, 4688, 1.0, 6, "auto", True) == 0.3  # noisy: the tree does not change it
     assert auto_marginal_share(wide, 4688, 1.0, 6, 0.7, True) == 0.7
-
