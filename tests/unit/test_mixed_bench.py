@@ -166,3 +166,22 @@ def test_join_concatenates_runs_split_across_files():
     assert set(out["config"]["peer_versions"]) == {"aim-mbi2", "mst-mbi2"} and out["config"]["seeds"] == [0, 1]
     assert out["config"]["started_utc"] == "t0" and out["config"]["elapsed_seconds"] == 20.0
     assert len(out["config"]["parts"]) == 2 and "finished_utc" not in out["config"]
+
+
+def test_pair_gaps_sees_only_the_pair_a_release_breaks():
+    """benchmarks/pair_gaps.py: a release equal to the real table has no gap; shuffling one column
+    breaks exactly its pairs, and the measured-pair flag follows the names given."""
+    pair_table = load_script("benchmarks/pair_gaps.py").pair_table
+    rng = np.random.default_rng(0)
+    age = rng.integers(17, 91, 2000)
+    real = pd.DataFrame({"age": age, "gain": np.where(age > 50, 60000, 0), "score": rng.uniform(-1, 1, 2000),
+                         "few": age % 4, "c": np.where(age > 40, "a", "b")})
+    broken = real.assign(c=rng.permutation(real["c"].to_numpy()))
+    one = real.assign(c="a")  # moves the records of level b: every pair with c is off by P(c = b) in TVD
+    t = pair_table(real, {"same": real, "broken": broken, "one": one}, SCHEMA, "c", {frozenset(("age", "c"))})
+    assert t["same"].max() == 0.0
+    assert t.loc[t["a"].eq("few") & t["b"].eq("c"), "one"].item() == pytest.approx((real["c"] == "b").mean())
+    with_c = t["a"].eq("c") | t["b"].eq("c")
+    assert t.loc[~with_c, "broken"].max() == 0.0 and t.loc[with_c, "broken"].min() > 0.01
+    assert t["tree"].sum() == 1 and bool(t.loc[t["tree"], "label"].all())
+    assert set(t["kind"]) == {"nn", "cn"}
