@@ -70,7 +70,8 @@ def _apply(spec: str) -> dict:
         k, v = item.split("=")
         mod = next((m for m in (tilt, pairs, parts, pair_tree) if hasattr(m, k)), None)
         if mod is not None and k.isupper():
-            setattr(mod, k, type(getattr(mod, k))(float(v)))
+            cur = getattr(mod, k)
+            setattr(mod, k, _value(v) if isinstance(cur, (str, bool)) else type(cur)(float(v)))
         else:
             params[k] = _value(v)
     pairs.split_with_pairs.cache_clear()
