@@ -82,9 +82,11 @@ def _rr_noise_parameter(eps_sel: float) -> float:
     return 2.0 / (1.0 + math.exp(eps_sel))
 
 
+@lru_cache(maxsize=1024)
 def epsilon_for(rho: float, delta: float, mode: str = "gaussian", eps_sel: float = 0.0, rounds: int = 1) -> float:
     """The epsilon (at ``delta``) of a release of total Gaussian ``rho`` plus ``rounds`` optional
-    ``eps_sel``-DP selections (each one exponential mechanism)."""
+    ``eps_sel``-DP selections (each one exponential mechanism). A pure function of public numbers,
+    cached: every budget split of a fit asks for it, and a root-finding accountant takes milliseconds."""
     dpa = _dpa()
     if mode not in MODES:
         raise ParameterError(f"accounting mode must be one of {MODES}, got {mode!r}")
