@@ -15,31 +15,20 @@ it, and the pairs where the default is furthest behind.
 from __future__ import annotations
 
 import argparse
-import itertools
 
-import numpy as np
 import pandas as pd
 
 
 def pair_table(real, releases: dict, schema, label, tree_pairs, bins=10) -> pd.DataFrame:
-    """One row per pair of columns: its kind, whether the label or a measured tree pair, and each release's TVD."""
-    from privrelease.evaluation.cells import cell_codes
+    """One row per pair of columns: its kind, whether the label or a measured tree pair, and each release's
+    TVD (:func:`privrelease.evaluation.fidelity.tvd_2way`, schema order)."""
+    from privrelease.evaluation.fidelity import tvd_2way
 
-    cols = list(schema.columns)
-    names = [c.name for c in cols]
-    kind = ["n" if type(c).__name__ == "NumericColumn" else "c" for c in cols]
-    r, cards = cell_codes(real, schema, bins)
-    codes = {k: cell_codes(df[names], schema, bins)[0] for k, df in releases.items()}
-    rows = []
-    for a, b in itertools.combinations(range(len(names)), 2):
-        size = cards[a] * cards[b]
-        hr = np.bincount(r[:, a] * cards[b] + r[:, b], minlength=size) / len(r)
-        row = {"a": names[a], "b": names[b], "kind": "".join(sorted(kind[a] + kind[b])),
-               "label": label in (names[a], names[b]), "tree": frozenset((names[a], names[b])) in tree_pairs}
-        for k, s in codes.items():
-            hs = np.bincount(s[:, a] * cards[b] + s[:, b], minlength=size) / len(s)
-            row[k] = 0.5 * float(np.abs(hr - hs).sum())
-        rows.append(row)
+    kind = {c.name: "n" if c.kind == "numeric" else "c" for c in schema.columns}
+    tvds = {k: tvd_2way(real, df, schema, bins) for k, df in releases.items()}
+    rows = [{"a": a, "b": b, "kind": "".join(sorted(kind[a] + kind[b])), "label": label in (a, b),
+             "tree": frozenset((a, b)) in tree_pairs, **{k: t[(a, b)] for k, t in tvds.items()}}
+            for a, b in next(iter(tvds.values()))]
     return pd.DataFrame(rows)
 
 
@@ -58,8 +47,7 @@ def main():
     res = release(train, schema, "gauss-copula", 1.0, delta=1e-6, rng=args.seed)
     feats = [c for c in schema.columns if c.name != label]
     # the pair stage's attributes: numeric columns, then categorical ones, then the label
-    attrs = ([c.name for c in feats if type(c).__name__ == "NumericColumn"]
-             + [c.name for c in feats if type(c).__name__ != "NumericColumn"] + [label])
+    attrs = ([c.name for c in feats if c.kind == "numeric"] + [c.name for c in feats if c.kind != "numeric"] + [label])
     tree = {frozenset((attrs[a], attrs[b])) for a, b in getattr(res.mechanism, "pairs_measured_", None) or []}
     t = pair_table(train, {"default": res.data, "peer": pd.read_csv(args.peer)}, schema, label, tree)
     pd.set_option("display.width", 200)
