@@ -110,9 +110,10 @@ def check_one_hot(X: np.ndarray, blocks) -> None:
     """
     if not blocks or X.shape[0] == 0:
         return
-    cols = np.concatenate([np.arange(a, e) for a, e in blocks])
-    starts = np.cumsum([0] + [e - a for a, e in blocks[:-1]])
-    sums = np.add.reduceat(X[:, cols], starts, axis=1)
+    # one reduceat over X itself (no copy of the block columns): segments start at every block's
+    # start and end; the sums of the segments that are blocks are kept
+    cuts = sorted({c for a, e in blocks for c in (a, e) if c < X.shape[1]})
+    sums = np.add.reduceat(X, cuts, axis=1)[:, [cuts.index(a) for a, _ in blocks]]
     bad = np.abs(sums - 1.0) > 1e-9
     if bad.any():
         i, b = np.argwhere(bad)[0]

@@ -305,18 +305,22 @@ def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator
     f = np.asarray(freqs, dtype=np.float64)
     left = largest_remainder(f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k), n)
     s = np.asarray(scores, dtype=np.float64) + 1e-9 * gen.random(scores.shape)  # random tie-breaks
+    s[:, left <= 0] = -np.inf  # a full level takes no proposal
     out = np.full(n, -1, dtype=np.int64)
     free = np.arange(n)
     while free.size:
-        open_ = left > 0
-        masked = np.where(open_[None, :], s[free], -np.inf)
-        best = np.argmax(masked, axis=1)
-        for lv in np.unique(best):
-            rows = free[best == lv]
-            if rows.size > left[lv]:
-                rows = rows[np.argsort(-s[rows, lv], kind="stable")[:left[lv]]]
-            out[rows] = lv
-            left[lv] -= rows.size
+        S = s if free.size == n else s[free]
+        best = np.argmax(S, axis=1)
+        # proposals grouped by level, highest score first (stable: ties keep the rows' order); a
+        # level keeps as many as it has room for
+        order = np.lexsort((-S[np.arange(free.size), best], best))
+        lv = best[order]
+        rank = np.arange(lv.size) - np.searchsorted(lv, lv, side="left")
+        keep = rank < left[lv]
+        out[free[order[keep]]] = lv[keep]
+        taken = np.bincount(lv[keep], minlength=k)
+        left -= taken
+        s[:, (left <= 0) & (taken > 0)] = -np.inf
         free = free[out[free] < 0]
     return out
 
@@ -481,12 +485,13 @@ def decode_latent(mech, Z: np.ndarray, y, tree=None) -> np.ndarray:
         rows = np.flatnonzero(g == c)
         if rows.size == 0:
             continue
+        Zc = Z[rows]  # one copy of the group's latent rows for all its columns
         for j, col in enumerate(dom.numeric[:off]):
-            X[rows, col] = numeric_values(Z[rows], col, mech.coarse_, j, mech.cells_[j], mech._cdf[j][c],
+            X[rows, col] = numeric_values(Zc, col, mech.coarse_, j, mech.cells_[j], mech._cdf[j][c],
                                           mech.marginals_[j][c], mech._nonempty[j][c], gen,
                                           None if j not in fixed else fixed[j][rows])
         for b, (a, e) in enumerate(dom.blocks):
             codes = fixed[off + b][rows] if off + b in fixed else \
-                quota_assign(Z[rows, a:e], mech.marginals_[off + b][c], gen)
+                quota_assign(Zc[:, a:e], mech.marginals_[off + b][c], gen)
             X[rows, a + codes] = 1.0
     return X

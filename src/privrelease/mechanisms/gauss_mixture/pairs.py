@@ -125,7 +125,8 @@ def candidates(sizes) -> tuple:
 
 def pair_counts(codes: np.ndarray, sizes, pairs) -> list:
     """Counts of every pair ``(a, b)`` of attributes over rows of cell ``codes`` (row-major, a then b)."""
-    return [np.bincount(codes[:, a] * sizes[b] + codes[:, b], minlength=sizes[a] * sizes[b]) for a, b in pairs]
+    cols = np.ascontiguousarray(np.asarray(codes).T)  # one contiguous row per attribute
+    return [np.bincount(cols[a] * sizes[b] + cols[b], minlength=sizes[a] * sizes[b]) for a, b in pairs]
 
 
 @dataclass(frozen=True)
