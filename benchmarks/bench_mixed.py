@@ -187,7 +187,11 @@ def load(name, data_dir):
         from privrelease.experiments.mixed_tables import load_census_kdd
 
         return load_census_kdd(0, max_train=20_000)
-    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt, census_kdd")
+    if name == "census_small":  # the Adult-shaped tuning cut of census_kdd
+        from privrelease.experiments.mixed_tables import load_census_small
+
+        return load_census_small(0)
+    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt, census_kdd, census_small")
 
 
 def summarize(runs) -> dict:

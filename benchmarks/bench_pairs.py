@@ -11,7 +11,7 @@ constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts``, 
 :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
 3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
 duplicated released records, and the release's CPU time. Lines are appended to ``--out``
-(default ``benchmarks/results/pairs_tune.jsonl``). Only the tuning tables (census_kdd, gas_drift, musk2)
+(default ``benchmarks/results/pairs_tune.jsonl``). Only the tuning tables (census_kdd, its Adult-shaped cut census_small, gas_drift, musk2)
 are meant to choose settings.
 """
 

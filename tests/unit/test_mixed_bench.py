@@ -185,3 +185,17 @@ def test_pair_gaps_sees_only_the_pair_a_release_breaks():
     assert t.loc[~with_c, "broken"].max() == 0.0 and t.loc[with_c, "broken"].min() > 0.01
     assert t["tree"].sum() == 1 and bool(t.loc[t["tree"], "label"].all())
     assert set(t["kind"]) == {"nn", "cn"}
+
+
+def test_census_small_is_the_declared_cut_of_census_kdd(shared_data, monkeypatch):
+    if not (shared_data / "census_income_kdd" / "census-income.test.gz").exists():
+        pytest.skip("census_income_kdd is not in the shared data sets folder")
+    from privrelease.experiments.mixed_tables import CENSUS_SMALL_COLUMNS, CENSUS_SMALL_TRAIN, load_census_kdd, load_census_small
+
+    monkeypatch.setenv("PRIVRELEASE_DATA", str(shared_data))
+    train, test, schema, label = load_census_small(0)
+    assert set(schema.names) == set(CENSUS_SMALL_COLUMNS) and list(train.columns) == schema.names == list(test.columns)
+    assert len(train) == CENSUS_SMALL_TRAIN and label == "income"
+    full = load_census_kdd(0, max_train=CENSUS_SMALL_TRAIN)[0]
+    assert train.equals(full[schema.names])  # the same records as census_kdd's tuning split, fewer columns
+    Encoder(schema).encode(train)
