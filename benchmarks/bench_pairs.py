@@ -78,12 +78,14 @@ def _apply(spec: str) -> dict:
     return params
 
 
-def run(name: str, seeds, variants, epsilon=1.0, out: Path = OUT, max_train: int = 20_000):
+def run(name: str, seeds, variants, epsilon=1.0, out: Path = OUT, max_train: int | None = None):
     from privrelease.evaluation.fidelity import evaluate
     from privrelease.experiments import mixed_tables as mt
     from privrelease.release import release
 
-    data = mt.LOADERS[name](0, **({"max_train": max_train} if name == "census_kdd" else {}))
+    if name == "census_kdd" and max_train is None:
+        max_train = 20_000
+    data = mt.LOADERS[name](0, **({"max_train": max_train} if name.startswith("census") and max_train is not None else {}))
     train, test, schema, label = data
     delta = min(1e-5, 0.1 / len(train))
     out.parent.mkdir(exist_ok=True)
@@ -112,8 +114,9 @@ def main():
     ap.add_argument("--variants", nargs="+", default=["pair_rounds=0", "pair_rounds=6"])
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument("--out", type=Path, default=OUT, help="JSON lines appended here")
-    ap.add_argument("--max-train", type=int, default=20_000,
-                    help="census_kdd's training rows (the first of its shuffled split; 0: all)")
+    ap.add_argument("--max-train", type=int, default=None,
+                    help="census_kdd's (default 20,000) or census_small's (default 30,000) training rows "
+                         "(the first of its shuffled split; 0: all)")
     a = ap.parse_args()
     run(a.data, [int(s) for s in a.seeds.split(",")], a.variants, a.epsilon, a.out, a.max_train)
 

@@ -116,7 +116,9 @@ def test_plan_offers_the_decodable_attributes_and_is_off_where_noise_dominates()
 
     coarse = coarse_plan(m.domain_, m.cells_, 10)
     plan = PT.plan_tree(m.domain_, m.cells_, coarse, 6000, 2, 1.0, 1e-5, "zcdp", "auto", 0.2)
-    assert plan.model == "tree" and plan.rounds == 3  # the numeric column's nodes and the three categorical columns
+    # the numeric column's nodes and the three categorical columns: 3 tree edges, and 2 rounds of second
+    # parents (their noise yardstick is under SECOND_MAX_NOISE here)
+    assert plan.model == "tree" and plan.rounds == 5
     label = plan.attributes.label
     assert all(label not in pr for pr in plan.pairs) and len(plan.pairs) == 6
     assert PT.plan_tree(m.domain_, m.cells_, coarse, 60, 2, 1.0, 1e-5, "zcdp", "auto", 0.2) is None  # noise
@@ -128,8 +130,9 @@ def test_plan_offers_the_decodable_attributes_and_is_off_where_noise_dominates()
 
 def test_tree_is_a_spanning_tree_and_spends_its_share():
     m = fit(1.0)
-    measured = m.pairs_measured_
-    assert len(measured) == 3 and len(set(measured)) == 3
+    n_second = sum(s is not None for s in m.pair_tree_.seconds)
+    measured = m.pairs_measured_[:len(m.pairs_measured_) - n_second]  # the tree's edges come first
+    assert len(measured) == 3 and len(set(m.pairs_measured_)) == len(m.pairs_measured_)
     parts = {a: a for pr in measured for a in pr}  # no cycle: every edge joins two parts
 
     def root(a):
@@ -177,3 +180,37 @@ def test_streamed_chunks_give_the_same_release_and_the_model_pickles():
     again = pickle.loads(pickle.dumps(one))
     assert again.pair_tree_.order == one.pair_tree_.order
     assert again.sample(100)[0].shape == (100, 12)
+
+
+def test_second_parents_where_the_measurements_are_precise(monkeypatch):
+    """At a large budget the tree's 3 edges are followed by round(0.5 * 3) = 2 rounds of second parents,
+    every round calibrated for the 5 planned (its noise sqrt(5 / 3) times the tree alone's); a second
+    parent joins a child to an attribute decoded before it; the one-way marginals still hold."""
+    X, y = table()
+    on = fit(8.0)
+    monkeypatch.setattr(PT, "SECOND_MAX_NOISE", 0.0)
+    off = fit(8.0)
+    assert on.pair_plan_.rounds == 5 and off.pair_plan_.rounds == 3
+    assert on.noise_scales_["pairs_std"] == pytest.approx(off.noise_scales_["pairs_std"] * np.sqrt(5 / 3), rel=1e-6)
+    tree = on.pair_tree_
+    seconds = [(a, s[0]) for a, s in zip(tree.order, tree.seconds) if s is not None]
+    assert seconds and len(on.pairs_measured_) == 3 + len(seconds) and off.pair_tree_.seconds == (None,) * 4
+    pos = {a: i for i, a in enumerate(tree.order)}
+    for a, q in seconds:
+        assert pos[q] < pos[a] and q != tree.parents[pos[a]]
+    assert on.certificate_extra()["epsilon_check_dp_accounting"] <= 8.0 + 1e-6
+    Xs, _ = on.sample(6000)
+    a, a2 = np.argmax(X[:, 1:7], axis=1), np.argmax(Xs[:, 1:7], axis=1)
+    assert 0.5 * np.abs(np.bincount(a, minlength=6) / len(a) - np.bincount(a2, minlength=6) / len(a2)).sum() < 0.03
+    assert pair_tvd(X, Xs) < 0.06
+
+
+def test_joint_quotas_keep_the_groups_and_the_first_parent():
+    rng = np.random.default_rng(0)
+    cp, cq = rng.integers(0, 3, 500), rng.integers(0, 4, 500)
+    cond_p, cond_q = rng.dirichlet(np.ones(5), 3), rng.dirichlet(np.ones(5), 4)
+    marg = rng.dirichlet(np.ones(5))
+    T = PT.joint_quotas(cp, cq, cond_p, cond_q, marg)
+    N = np.bincount(cp * 4 + cq, minlength=12).reshape(3, 4)
+    np.testing.assert_allclose(T.sum(axis=2), N, atol=1e-6)
+    np.testing.assert_allclose(T.sum(axis=1), N.sum(axis=1)[:, None] * cond_p, atol=1e-3)

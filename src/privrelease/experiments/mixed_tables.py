@@ -89,10 +89,10 @@ CENSUS_SMALL_COLUMNS = ("age", "capital gains", "capital losses", "weeks worked 
 CENSUS_SMALL_TRAIN = 30_000
 
 
-def load_census_small(seed=0):
+def load_census_small(seed=0, max_train=CENSUS_SMALL_TRAIN):
     """(train, test, schema, label): :data:`CENSUS_SMALL_COLUMNS` of :func:`load_census_kdd`'s split,
-    its first :data:`CENSUS_SMALL_TRAIN` training records."""
-    train, test, schema, label = load_census_kdd(seed, max_train=CENSUS_SMALL_TRAIN)
+    its first ``max_train`` training records (default :data:`CENSUS_SMALL_TRAIN`)."""
+    train, test, schema, label = load_census_kdd(seed, max_train=max_train)
     schema = schema.select(CENSUS_SMALL_COLUMNS)
     return train[schema.names], test[schema.names], schema, label
 

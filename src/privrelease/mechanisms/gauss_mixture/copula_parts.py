@@ -18,12 +18,12 @@ import numpy as np
 from scipy.special import ndtri
 
 from ...dp.calibration import calibrate_rho, epsilon_for
-from ...dp.rounding import largest_remainder
 from ...engine.passes import add
 from ...errors import InputDataError
 from ...noise.counter import counter_uniforms_at
 from ...schema.encoding import EncodedDomain
 from .copula_tree import NumericTree
+from .quotas import quota_assign
 from ..base import check_one_hot
 
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
@@ -290,38 +290,6 @@ def _heaviest_leaf(masses, starts, nodes, k):
     for v in np.unique(nodes):
         a, b = starts[v], starts[v + 1]
         out[nodes == v] = a + int(np.argmax(masses[a:b]))
-    return out
-
-
-def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Levels for the rows of ``scores`` (n x k) whose counts meet the quotas ``round(n * freqs)``.
-
-    Rounds of proposals: every unassigned row proposes its highest-scoring level among
-    those with room left; a level with more proposals than room keeps the highest
-    scores and is then full. Each round fills a level or places every proposer, so at
-    most k + 1 rounds; every row gets a level because the quotas sum to n.
-    """
-    n, k = scores.shape
-    f = np.asarray(freqs, dtype=np.float64)
-    left = largest_remainder(f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k), n)
-    s = np.asarray(scores, dtype=np.float64) + 1e-9 * gen.random(scores.shape)  # random tie-breaks
-    s[:, left <= 0] = -np.inf  # a full level takes no proposal
-    out = np.full(n, -1, dtype=np.int64)
-    free = np.arange(n)
-    while free.size:
-        S = s if free.size == n else s[free]
-        best = np.argmax(S, axis=1)
-        # proposals grouped by level, highest score first (stable: ties keep the rows' order); a
-        # level keeps as many as it has room for
-        order = np.lexsort((-S[np.arange(free.size), best], best))
-        lv = best[order]
-        rank = np.arange(lv.size) - np.searchsorted(lv, lv, side="left")
-        keep = rank < left[lv]
-        out[free[order[keep]]] = lv[keep]
-        taken = np.bincount(lv[keep], minlength=k)
-        left -= taken
-        s[:, (left <= 0) & (taken > 0)] = -np.inf
-        free = free[out[free] < 0]
     return out
 
 

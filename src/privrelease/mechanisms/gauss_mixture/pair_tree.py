@@ -37,7 +37,8 @@ import numpy as np
 
 from ...dp.calibration import calibrate_rho
 from ...estimation import class_tables, fitted_table
-from .copula_parts import coarse_plan, quota_assign
+from .copula_parts import coarse_plan
+from .quotas import quota_assign_groups
 from . import pairs as pair_stage
 from .pairs import (DEFAULT_PAIR_SHARE, SELECT_FRACTION, Attributes, PairPlan, candidates, count_pairs, n_nodes,
                     pair_counts, pair_level, plan_pairs, select_and_measure)
@@ -57,6 +58,11 @@ TREE_MAX_NOISE = 0.8
 #: PRIOR_VALUES cells over all attributes); its counts are scaled to n.
 PRIOR_RECORDS = 10_000
 PRIOR_VALUES = 4_000_000
+#: Rounds after the spanning tree, as a share of its rounds, each giving one attribute a second
+#: measured parent (decoded from both conditionals, raked to each) ...
+SECOND_PARENTS = 0.5
+#: ... when the noise yardstick (:func:`tree_noise`) of the stage with those rounds is at most this.
+SECOND_MAX_NOISE = 0.2
 
 
 def tree_attributes(domain, trees, coarse) -> tuple:
@@ -99,6 +105,11 @@ def plan_tree(domain, trees, coarse, n: int, n_classes: int, epsilon: float, del
     plan = PairPlan(attrs, pairs, most if rounds == "auto" else min(int(rounds), most), float(share), "tree")
     if rounds == "auto" and tree_noise(plan, n, epsilon, delta, mode) > TREE_MAX_NOISE:
         return None
+    extra = int(round(SECOND_PARENTS * most))
+    if rounds == "auto" and extra > 0:  # second parents where the measurements stay precise
+        wider = PairPlan(attrs, pairs, most + extra, float(share), "tree")
+        if tree_noise(wider, n, epsilon, delta, mode) <= SECOND_MAX_NOISE:
+            plan = wider
     return plan
 
 
@@ -122,26 +133,53 @@ class PairTree:
     order: tuple
     parents: tuple
     conditionals: tuple
+    seconds: tuple = ()   # per position: (second parent, its conditionals) or None
 
     def decode(self, mech, Z: np.ndarray, g: np.ndarray, gen) -> dict:
         """Codes of every tree attribute for latent rows ``Z`` of classes ``g``: ``{attribute: codes}``."""
         codes = {}
-        for a, parent, cond in zip(self.order, self.parents, self.conditionals):
+        seconds = self.seconds or (None,) * len(self.order)
+        for a, parent, cond, second in zip(self.order, self.parents, self.conditionals, seconds):
             lo, hi = attribute_block(mech, a)
             S, out = Z[:, lo:hi], np.empty(Z.shape[0], dtype=np.int64)
-            if parent < 0:  # a root: the copula's per-class quotas
-                quotas = class_counts(mech, a)
+            if second is not None:  # (class, parent, second parent) groups, quotas from both measured pairs
+                q, cond_q = second
+                marg = class_counts(mech, a)
+                P, Q = cond.shape[1], cond_q.shape[1]
+                freqs = np.zeros((mech.groups_ * P * Q, S.shape[1]))
                 for c in range(mech.groups_):
                     rows = np.flatnonzero(g == c)
-                    out[rows] = quota_assign(S[rows], quotas[c], gen)
-            else:  # one sort into (class, parent level) groups, each decoded by its quotas
-                key = g * cond.shape[1] + codes[parent]
-                order = np.argsort(key, kind="stable")
-                keys, starts = np.unique(key[order], return_index=True)
-                for k, rows in zip(keys, np.split(order, starts[1:])):
-                    out[rows] = quota_assign(S[rows], cond[k // cond.shape[1], k % cond.shape[1]], gen)
+                    T = joint_quotas(codes[parent][rows], codes[q][rows], cond[c], cond_q[c], marg[c])
+                    freqs[c * P * Q:(c + 1) * P * Q] = T.reshape(P * Q, -1)
+                key = (g * P + codes[parent]) * Q + codes[q]
+                out = quota_assign_groups(S, key, freqs, gen)
+            elif parent < 0:  # a root: the copula's per-class quotas
+                out = quota_assign_groups(S, g, class_counts(mech, a), gen)
+            else:  # (class, parent level) groups, each decoded by its quotas
+                out = quota_assign_groups(S, g * cond.shape[1] + codes[parent], cond.reshape(-1, cond.shape[2]), gen)
             codes[a] = out
         return codes
+
+
+def joint_quotas(cp, cq, cond_p, cond_q, marg, sweeps: int = 20) -> np.ndarray:
+    """``(parent levels, second parent levels, levels)`` quotas of a child with two measured parents
+    for records whose parents' codes are ``cp`` and ``cq``: the product of the two conditionals over
+    the child's marginal, raked so that each (parent, second parent) group keeps its records and the
+    groups of each parent meet that parent's conditional (post-processing)."""
+    P, Q = cond_p.shape[0], cond_q.shape[0]
+    N = np.bincount(cp * Q + cq, minlength=P * Q).reshape(P, Q).astype(np.float64)
+    m = np.asarray(marg, dtype=np.float64)
+    m = m / max(m.sum(), 1e-300)
+    T = cond_p[:, None, :] * cond_q[None, :, :] / np.maximum(m, 1e-12)[None, None, :] + 1e-12
+    T *= (N / T.sum(axis=2))[:, :, None]
+    tp = N.sum(axis=1)[:, None] * cond_p   # (P, levels)
+    tq = N.sum(axis=0)[:, None] * cond_q   # (Q, levels)
+    for i in range(sweeps):  # the second parent's table first, so that the sweeps end on the groups
+        if i < sweeps // 2:  # and the first parent's conditional (both always attainable together)
+            T *= (tq / np.maximum(T.sum(axis=0), 1e-300))[None, :, :]
+        T *= (tp / np.maximum(T.sum(axis=1), 1e-300))[:, None, :]
+        T *= (N / np.maximum(T.sum(axis=2), 1e-300))[:, :, None]
+    return T
 
 
 def attribute_block(mech, a: int) -> tuple:
@@ -188,8 +226,8 @@ def fit_tree(mech, passes, plan: PairPlan, rho_measure: float, rho_select: float
     """
     exact = count_pairs(passes, plan, mech.n_)
     model = model_counts(mech, plan)
-    chosen, noisy = tree_rounds(mech, exact, plan, rho_measure, rho_select, model)
-    mech.pair_tree_ = orient(mech, plan, [(r, noisy[r], model[r]) for r in chosen])
+    chosen, noisy, n_tree = tree_rounds(mech, exact, plan, rho_measure, rho_select, model)
+    mech.pair_tree_ = orient(mech, plan, [(r, noisy[r], model[r]) for r in chosen], n_tree)
     mech.pairs_measured_ = [plan.pairs[r] for r in chosen]
     mech.sensitivities_.update({"pairs_score_linf": pair_stage.SCORE_SENSITIVITY,
                                 "pairs_l2": pair_stage.MEASURE_SENSITIVITY})
@@ -202,35 +240,48 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
     only the candidates whose attributes are not yet joined (Kruskal's rule), the score without the
     expected-noise term."""
     part = np.arange(len(plan.attributes.sizes))  # the tree's parts (union by relabelling)
-    noisy = {}
+    noisy, tree_edges, state = {}, [], {"pos": None, "second": set(), "estimate": model}
+
+    def joinable():
+        return np.array([part[a] != part[b] for a, b in plan.pairs])
 
     def allowed():
-        return np.array([part[a] != part[b] for a, b in plan.pairs])
+        ok = joinable()
+        if ok.any() or not SECOND_PARENTS:
+            return ok
+        if state["pos"] is None:  # the tree is complete: orient it, score against its own model
+            usable = sorted({a for pr in plan.pairs for a in pr})
+            order, _ = bfs(usable, [plan.pairs[r] for r in tree_edges])
+            state["pos"] = {a: i for i, a in enumerate(order)}
+            tree = orient(mech, plan, [(r, noisy[r], model[r]) for r in tree_edges], len(tree_edges))
+            m = int(max(1, min(mech.n_, PRIOR_RECORDS, PRIOR_VALUES // max(len(plan.attributes.sizes), 1))))
+            X, y = mech._sample_copula(m, tree)
+            state["estimate"] = [c * (mech.n_ / m) for c in pair_counts(plan.attributes.codes(X, y),
+                                                                        plan.attributes.sizes, plan.pairs)]
+        pos = state["pos"]
+        return np.array([max(a, b, key=pos.get) not in state["second"] for a, b in plan.pairs])
 
     def record(r, values, sigma):
         a, b = plan.pairs[r]
-        part[part == part[b]] = part[a]
+        if part[a] != part[b]:
+            part[part == part[b]] = part[a]
+            tree_edges.append(r)
+        else:
+            state["second"].add(max(a, b, key=state["pos"].get))
         noisy[r] = values
 
-    chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, lambda: model, record, allowed,
-                                penalised=False)
-    return chosen, noisy
+    chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, lambda: state["estimate"], record,
+                                allowed, penalised=False)
+    return chosen, noisy, len(tree_edges)
 
 
-def orient(mech, plan: PairPlan, measured: list) -> PairTree:
-    """Roots (the attribute of most measured pairs in each part), breadth-first order and conditionals."""
-    sizes, usable = plan.attributes.sizes, sorted({a for pr in plan.pairs for a in pr})
+def bfs(usable, edges) -> tuple:
+    """Decoding order and tree parents: from each part's root (its attribute of most edges), breadth first."""
     nbrs = {a: [] for a in usable}
-    tables = {}
-    for r, values, prior in measured:
-        a, b = plan.pairs[r]
-        rows, cols = class_counts(mech, a), class_counts(mech, b)
-        T = fitted_table(values.reshape(sizes[a], sizes[b]), prior.reshape(sizes[a], sizes[b]),
-                         rows.sum(axis=0), cols.sum(axis=0) * (rows.sum() / max(cols.sum(), 1e-300)), PRIOR_SHARE)
-        tables[(a, b)], tables[(b, a)] = T, T.T
+    for a, b in edges:
         nbrs[a].append(b)
         nbrs[b].append(a)
-    order, parents, conds, seen = [], [], [], set()
+    order, parents, seen = [], [], set()
     for root in sorted(usable, key=lambda a: (-len(nbrs[a]), a)):
         if root in seen:
             continue
@@ -240,10 +291,34 @@ def orient(mech, plan: PairPlan, measured: list) -> PairTree:
             a, parent = queue.pop(0)
             order.append(a)
             parents.append(parent)
-            conds.append(None if parent < 0 else class_tables(tables[(parent, a)], class_counts(mech, parent),
-                                                              class_counts(mech, a)))
             for b in nbrs[a]:
                 if b not in seen:
                     seen.add(b)
                     queue.append((b, a))
-    return PairTree(tuple(order), tuple(parents), tuple(conds))
+    return order, parents
+
+
+def orient(mech, plan: PairPlan, measured: list, n_tree: int | None = None) -> PairTree:
+    """Roots (the attribute of most tree edges in each part), breadth-first order and conditionals;
+    a measured pair after the first ``n_tree`` (the tree's edges) gives its later attribute a second
+    parent."""
+    sizes, usable = plan.attributes.sizes, sorted({a for pr in plan.pairs for a in pr})
+    n_tree = len(measured) if n_tree is None else n_tree
+    tables = {}
+    for r, values, prior in measured:
+        a, b = plan.pairs[r]
+        rows, cols = class_counts(mech, a), class_counts(mech, b)
+        T = fitted_table(values.reshape(sizes[a], sizes[b]), prior.reshape(sizes[a], sizes[b]),
+                         rows.sum(axis=0), cols.sum(axis=0) * (rows.sum() / max(cols.sum(), 1e-300)), PRIOR_SHARE)
+        tables[(a, b)], tables[(b, a)] = T, T.T
+    order, parents = bfs(usable, [plan.pairs[r] for r, _, _ in measured[:n_tree]])
+    pos = {a: i for i, a in enumerate(order)}
+    second = {}
+    for r, _, _ in measured[n_tree:]:
+        a, b = plan.pairs[r]
+        late, early = (a, b) if pos[a] > pos[b] else (b, a)
+        second[late] = (early, class_tables(tables[(early, late)], class_counts(mech, early), class_counts(mech, late)))
+    conds = [None if parent < 0 else class_tables(tables[(parent, a)], class_counts(mech, parent), class_counts(mech, a))
+             for a, parent in zip(order, parents)]
+    seconds = tuple(second.get(a) if parent >= 0 else None for a, parent in zip(order, parents))
+    return PairTree(tuple(order), tuple(parents), tuple(conds), seconds)
