@@ -165,8 +165,8 @@ class GaussCopula(SyntheticMechanism):
        quota is full.
 
     5. Pair tree (``pair_model="tree"``, :mod:`.pair_tree`): one more pass counts the candidate pairs;
-       a privately chosen spanning tree of them is measured (part of the budget) and the categorical
-       columns and numeric nodes are decoded along it (derivation in its Notes).
+       a privately chosen spanning tree of them (and second parents where precise) is measured and the
+       categorical columns and numeric nodes are decoded along it (derivation in its Notes).
 
     Groups and depths are decided from public quantities only (:func:`plan_cells`): with few
     records every tree is released at its coarsest level (a warning says so), never piled

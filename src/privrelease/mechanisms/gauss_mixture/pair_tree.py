@@ -20,8 +20,14 @@ their relation the linear mixture holds. The tree stage measures such relations 
 4. sampling: the mixture draws every record's latent scores as before; along the tree (from a root,
    breadth first) each attribute is decoded by quotas within every (class, parent level) group from
    the conditional of its measured table, the records taking its levels by their latent scores
-   (:func:`~.copula_parts.quota_assign`), so the measured pairs hold up to their noise and every other
-   relation still comes from the mixture. A root is decoded as without the tree.
+   (:func:`~.quotas.quota_assign_groups`), so the measured pairs hold up to their noise and every other
+   relation still comes from the mixture. A root is decoded as without the tree;
+5. second parents, where the stage's noise yardstick with them is at most ``SECOND_MAX_NOISE``:
+   ``round(SECOND_PARENTS T)`` more rounds, once the tree is complete, offer the pairs whose later
+   attribute (in the tree's decoding order) has no second parent yet, scored against the tree model's
+   own counts; a child with two measured parents is decoded within (class, parent, second parent)
+   groups, its quotas from both conditionals (:func:`joint_quotas`). Chosen on census_small and
+   census_income_kdd (``docs/results/mixed-pairs.md``, "Second parents").
 
 Privacy: the same selection and measurement as the pair stage (``docs/derivations.md``); the tree
 restriction, the estimation and the decoding read released values only.
