@@ -214,3 +214,23 @@ def test_joint_quotas_keep_the_groups_and_the_first_parent():
     N = np.bincount(cp * 4 + cq, minlength=12).reshape(3, 4)
     np.testing.assert_allclose(T.sum(axis=2), N, atol=1e-6)
     np.testing.assert_allclose(T.sum(axis=1), N.sum(axis=1)[:, None] * cond_p, atol=1e-3)
+
+
+def test_quotas_of_many_groups_are_each_groups_largest_remainders():
+    from privrelease.dp.rounding import largest_remainder
+    from privrelease.mechanisms.gauss_mixture.quotas import quota_assign, quota_assign_groups, rows_largest_remainder
+
+    rng = np.random.default_rng(0)
+    f = rng.dirichlet(np.ones(5), 7)
+    f[rng.random(f.shape) < 0.3] = 0.0
+    f[2] = 0.0  # an all-zero row: equal weights
+    sizes = rng.integers(0, 40, 7)
+    expected = np.stack([largest_remainder(f[i], sizes[i]) for i in range(7)])
+    np.testing.assert_array_equal(rows_largest_remainder(f, sizes), expected)
+    group = np.repeat(np.arange(7), sizes)
+    S = rng.normal(size=(group.size, 5))
+    out = quota_assign_groups(S, group, f, np.random.default_rng(1))
+    for i in range(7):  # each group meets its quotas
+        np.testing.assert_array_equal(np.bincount(out[group == i], minlength=5), expected[i])
+    one = quota_assign(S, f[0], np.random.default_rng(1))  # one group: the quotas of all the rows
+    np.testing.assert_array_equal(np.bincount(one, minlength=5), largest_remainder(f[0], group.size))

@@ -147,7 +147,7 @@ class PairTree:
         seconds = self.seconds or (None,) * len(self.order)
         for a, parent, cond, second in zip(self.order, self.parents, self.conditionals, seconds):
             lo, hi = attribute_block(mech, a)
-            S, out = Z[:, lo:hi], np.empty(Z.shape[0], dtype=np.int64)
+            S = Z[:, lo:hi]
             if second is not None:  # (class, parent, second parent) groups, quotas from both measured pairs
                 q, cond_q = second
                 marg = class_counts(mech, a)
@@ -207,12 +207,12 @@ def class_counts(mech, a: int) -> np.ndarray:
     return marg * sizes[:, None]
 
 
-def model_counts(mech, plan: PairPlan) -> list:
+def model_counts(mech, plan: PairPlan, tree=None) -> list:
     """The copula model's counts of every candidate (post-processing: a sample of the fitted model,
-    scaled to n), the estimate the selection scores against."""
+    decoded along ``tree`` if given, scaled to n), the estimate the selection scores against."""
     attrs, n = plan.attributes, mech.n_
     m = int(max(1, min(n, PRIOR_RECORDS, PRIOR_VALUES // max(len(attrs.sizes), 1))))
-    X, y = mech._sample_copula(m)
+    X, y = mech._sample_copula(m, tree)
     return [c * (n / m) for c in pair_counts(attrs.codes(X, y), attrs.sizes, plan.pairs)]
 
 
@@ -260,10 +260,7 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
             order, _ = bfs(usable, [plan.pairs[r] for r in tree_edges])
             state["pos"] = {a: i for i, a in enumerate(order)}
             tree = orient(mech, plan, [(r, noisy[r], model[r]) for r in tree_edges], len(tree_edges))
-            m = int(max(1, min(mech.n_, PRIOR_RECORDS, PRIOR_VALUES // max(len(plan.attributes.sizes), 1))))
-            X, y = mech._sample_copula(m, tree)
-            state["estimate"] = [c * (mech.n_ / m) for c in pair_counts(plan.attributes.codes(X, y),
-                                                                        plan.attributes.sizes, plan.pairs)]
+            state["estimate"] = model_counts(mech, plan, tree)
         pos = state["pos"]
         return np.array([max(a, b, key=pos.get) not in state["second"] for a, b in plan.pairs])
 

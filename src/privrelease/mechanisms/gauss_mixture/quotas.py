@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dp.rounding import largest_remainder
-
 
 def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """Levels for the rows of ``scores`` (n x k) whose counts meet the quotas ``round(n * freqs)``.
@@ -14,30 +12,11 @@ def quota_assign(scores: np.ndarray, freqs: np.ndarray, gen: np.random.Generator
     Rounds of proposals: every unassigned row proposes its highest-scoring level among
     those with room left; a level with more proposals than room keeps the highest
     scores and is then full. Each round fills a level or places every proposer, so at
-    most k + 1 rounds; every row gets a level because the quotas sum to n.
+    most k + 1 rounds; every row gets a level because the quotas sum to n. (One group of
+    :func:`quota_assign_groups`.)
     """
-    n, k = scores.shape
-    f = np.asarray(freqs, dtype=np.float64)
-    left = largest_remainder(f / f.sum() if f.sum() > 0 else np.full(k, 1.0 / k), n)
-    s = np.asarray(scores, dtype=np.float64) + 1e-9 * gen.random(scores.shape)  # random tie-breaks
-    s[:, left <= 0] = -np.inf  # a full level takes no proposal
-    out = np.full(n, -1, dtype=np.int64)
-    free = np.arange(n)
-    while free.size:
-        S = s if free.size == n else s[free]
-        best = np.argmax(S, axis=1)
-        # proposals grouped by level, highest score first (stable: ties keep the rows' order); a
-        # level keeps as many as it has room for
-        order = np.lexsort((-S[np.arange(free.size), best], best))
-        lv = best[order]
-        rank = np.arange(lv.size) - np.searchsorted(lv, lv, side="left")
-        keep = rank < left[lv]
-        out[free[order[keep]]] = lv[keep]
-        taken = np.bincount(lv[keep], minlength=k)
-        left -= taken
-        s[:, (left <= 0) & (taken > 0)] = -np.inf
-        free = free[out[free] < 0]
-    return out
+    group = np.zeros(np.asarray(scores).shape[0], dtype=np.int64)
+    return quota_assign_groups(scores, group, np.atleast_2d(np.asarray(freqs, dtype=np.float64)), gen)
 
 
 def rows_largest_remainder(f: np.ndarray, sizes: np.ndarray) -> np.ndarray:
@@ -81,6 +60,9 @@ def quota_assign_groups(scores: np.ndarray, group: np.ndarray, freqs: np.ndarray
         filled = (left <= 0) & (taken > 0)
         free = free[out[free] < 0]
         if free.size and filled.any():
-            hit = free[filled[group[free]].any(axis=1)]
-            s[hit] = np.where(filled[group[hit]], -np.inf, s[hit])
+            if left.shape[0] == 1:  # one group: whole columns
+                s[:, filled[0]] = -np.inf
+            else:
+                hit = free[filled[group[free]].any(axis=1)]
+                s[hit] = np.where(filled[group[hit]], -np.inf, s[hit])
     return out
