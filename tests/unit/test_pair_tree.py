@@ -234,3 +234,16 @@ def test_quotas_of_many_groups_are_each_groups_largest_remainders():
         np.testing.assert_array_equal(np.bincount(out[group == i], minlength=5), expected[i])
     one = quota_assign(S, f[0], np.random.default_rng(1))  # one group: the quotas of all the rows
     np.testing.assert_array_equal(np.bincount(one, minlength=5), largest_remainder(f[0], group.size))
+
+
+def test_a_child_takes_at_most_one_second_parent(monkeypatch):
+    """With as many extra rounds as children (3 of 4 attributes), the rounds stop once every child that
+    can have a second parent has one: the child right after the root has no earlier attribute but its
+    parent, so 2 second parents and 5 measurements, not the 6 the plan allows."""
+    monkeypatch.setattr(PT, "SECOND_PARENTS", 1.0)
+    m = fit(8.0)
+    tree = m.pair_tree_
+    assert m.pair_plan_.rounds == 6 and len(m.pairs_measured_) == 5
+    pos = {a: i for i, a in enumerate(tree.order)}
+    lates = [max(pr, key=pos.get) for pr in m.pairs_measured_[3:]]
+    assert len(set(lates)) == len(lates) == sum(s is not None for s in tree.seconds) == 2
