@@ -6,7 +6,7 @@ Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data se
         --variants "pair_rounds=0" "pair_rounds=6"
 
 Each variant is a comma-separated list of ``key=value``: gauss-copula parameters, or module
-constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts``, ``.pair_tree`` or
+constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts``, ``.copula_tree``, ``.pair_tree`` or
 ``privrelease.estimation.tilt`` (upper-case names, for exploring the stage's settings). Every release is measured with
 :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
 3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
@@ -62,13 +62,14 @@ def _value(v: str):
 def _apply(spec: str) -> dict:
     import privrelease.estimation.tilt as tilt
     import privrelease.mechanisms.gauss_mixture.copula_parts as parts
+    import privrelease.mechanisms.gauss_mixture.copula_tree as copula_tree
     import privrelease.mechanisms.gauss_mixture.pair_tree as pair_tree
     import privrelease.mechanisms.gauss_mixture.pairs as pairs
 
     params = {}
     for item in filter(None, spec.split(",")):
         k, v = item.split("=")
-        mod = next((m for m in (tilt, pairs, parts, pair_tree) if hasattr(m, k)), None)
+        mod = next((m for m in (tilt, pairs, parts, pair_tree, copula_tree) if hasattr(m, k)), None)
         if mod is not None and k.isupper():
             cur = getattr(mod, k)
             setattr(mod, k, _value(v) if isinstance(cur, (str, bool)) else type(cur)(float(v)))

@@ -21,10 +21,30 @@ def test_levels_nest_and_sum_to_the_leaves():
         assert c.sum() == leaves.sum() and c.shape[1] == t.levels[lev].size - 1
         if lev:
             assert set(np.diff(t.parents(lev))) <= {0, 1}  # each node's children are contiguous
-    assert t.level_of(8) == 1 and t.level_of(1000) == 2 and t.level_of(1) == 0
+    assert t.grids == t.levels and t.level_of(8) == 1 and t.level_of(1000) == 2 and t.level_of(1) == 0
+    t.set_grid_parts(2)  # the measured levels (2, 7, 26 nodes) and their nodes halved (4, 13)
+    assert [g.size - 1 for g in t.grids] == [2, 4, 7, 13, 26]
+    assert t.level_of(8) == 2 and t.level_of(1000) == 4 and t.level_of(1) == 0
     x = np.array([0.0, 0.3 / 2.5, 1.0])
     assert t.index(x).tolist() == [0, 3, 25]
     assert t.coarse_index(x, 0).tolist() == [0, 0, 1]
+
+
+def test_grids_are_the_measured_levels_with_their_nodes_halved():
+    """Ages 0..90 with branching 16: measured levels of 6 and 91 nodes, and the 6 nodes halved (12 nodes
+    of 8 values); every grid nests in the finer ones and its counts sum the leaves; with 1 part the
+    grids are the levels."""
+    t = NumericTree(0, 90, 1, True, branching=16)
+    t.set_grid_parts(2)
+    assert [g.size - 1 for g in t.grids] == [7, 13, 92]  # the missing leaf a node of its own
+    assert all(np.array_equal(a, b) for a, b in zip([t.grids[0], t.grids[2]], t.levels))
+    for coarse, fine in zip(t.grids, t.grids[1:]):
+        assert set(coarse.tolist()) <= set(fine.tolist())
+    leaves = np.arange(t.n_cells, dtype=float)[None, :]
+    assert all(t.grid_counts(leaves, g).sum() == leaves.sum() for g in range(3))
+    assert t.level_of(12 + 1) == 1 and t.coarse_index(np.array([np.nan, 7 / 90, 8 / 90]), 1).tolist() == [0, 1, 2]
+    t.set_grid_parts(1)
+    assert [g.size - 1 for g in t.grids] == [7, 92] and t.grid_parts == 1
 
 
 def test_grid_values_are_multiples_of_the_resolution():

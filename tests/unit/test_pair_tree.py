@@ -247,3 +247,29 @@ def test_a_child_takes_at_most_one_second_parent(monkeypatch):
     pos = {a: i for i, a in enumerate(tree.order)}
     lates = [max(pr, key=pos.get) for pr in m.pairs_measured_[3:]]
     assert len(set(lates)) == len(lates) == sum(s is not None for s in tree.seconds) == 2
+
+
+def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
+    """A numeric column of ages 0..90 (measured levels of 6 and 91 nodes): at a large budget the tree and
+    the node block use its 6 nodes halved (12), the stage's noise yardstick with them at most
+    HALF_MAX_NOISE; at a small one, or with the rule off, the measured 6. The one-way histograms are
+    measured alike either way (same noise)."""
+    from privrelease.mechanisms.gauss_mixture import pairs as P
+    X, y = table()
+
+    def age_fit(eps):
+        return GaussCopula(eps, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0).fit(X, y)
+
+    hi, lo = age_fit(8.0), age_fit(0.7)
+    for m, parts, nodes in ((hi, 2, 12), (lo, 1, 6)):
+        t = m.cells_[0]
+        assert t.grid_parts == parts and P.n_nodes(t, P.pair_level(t)) == nodes
+        a, e = m.coarse_.block(0)
+        assert e - a == nodes
+    assert PT.tree_noise(hi.pair_plan_, hi.n_, 8.0, 1e-5, hi.accounting_mode_) <= PT.HALF_MAX_NOISE
+    monkeypatch.setattr(PT, "HALF_MAX_NOISE", 0.0)
+    off = age_fit(8.0)
+    assert off.cells_[0].grid_parts == 1 and off.noise_scales_["marginals_std"] == hi.noise_scales_["marginals_std"]
+    Xs, _ = hi.sample(6000)  # the ages' one-way marginal holds (the real values snapped to the grid)
+    real, rel = (np.bincount(np.rint(Z[:, 0] * 90).astype(int), minlength=91) / len(Z) for Z in (X, Xs))
+    assert 0.5 * np.abs(real - rel).sum() < 0.03

@@ -46,8 +46,9 @@ DEFAULT_THRESHOLD = 0.0
 #: mixture's noise (the same on every coordinate) hides less of the numeric columns' dependence:
 #: chosen on census_income_kdd, gas_drift and musk2 (docs/results/latent-scale.md).
 LATENT_BOUND = 2.0
-#: Nodes of a numeric column's one-hot block in the mixture (``coarse_cells``; 0: none).
-COARSE_CELLS = 10
+#: Nodes of a numeric column's one-hot block in the mixture (``coarse_cells``; 0: none): the finest grid with at
+#: most this many (12: the same as the pair cells, so the tree can decode the column on its block).
+COARSE_CELLS = 12
 
 
 
@@ -213,10 +214,10 @@ def rank_match(z: np.ndarray, cells: NumericTree, F: np.ndarray, masses: np.ndar
 class CoarsePlan:
     """Public plan of the numeric columns' node blocks in the mixture: the latent domain (the
     encoded columns, then one one-hot block per numeric column with at least 2 nodes) and the
-    tree level of each column's nodes."""
+    tree grid (:attr:`~.copula_tree.NumericTree.grids`) of each column's nodes."""
 
     domain: EncodedDomain   # of the latent rows
-    levels: tuple    # per numeric column: the tree level of its nodes
+    levels: tuple    # per numeric column: the tree grid of its nodes
     offsets: tuple   # per numeric column: (start, stop) of its block, or None
 
     def block(self, j: int):
@@ -235,7 +236,7 @@ def coarse_plan(domain, trees, cells: int) -> CoarsePlan:
     levels, offsets, blocks, p = [], [], list(domain.blocks), int(domain.p)
     for t in trees:
         lev = t.level_of(cells + int(t.missing)) if cells > 0 else 0
-        k = int(t.levels[lev].size - 1)
+        k = int(t.grids[lev].size - 1)
         levels.append(lev)
         if cells > 0 and k >= 2:
             offsets.append((p, p + k))
@@ -258,7 +259,7 @@ def numeric_values(Z: np.ndarray, col: int, coarse, j: int, cells: NumericTree, 
         return rank_match(Z[:, col], cells, F, masses, nonempty, gen)
     level = coarse.levels[j]
     if node is None:
-        node = quota_assign(Z[:, block[0]:block[1]], cells.level_counts(masses, level), gen)
+        node = quota_assign(Z[:, block[0]:block[1]], cells.grid_counts(masses, level), gen)
     return rank_match_within(Z[:, col], node, cells, level, F, masses, gen)
 
 
@@ -268,7 +269,7 @@ def rank_match_within(z: np.ndarray, node: np.ndarray, cells: NumericTree, level
     node, the i-th smallest latent score of its m records takes the released quantile at
     ``(i + U) / m`` of the node's leaves (as :func:`rank_match` does for the whole column)."""
     m = z.size
-    starts = cells.levels[level]
+    starts = cells.grids[level]
     order = np.lexsort((z + 1e-12 * gen.standard_normal(m), node))
     ns = node[order]
     cnt = np.bincount(node, minlength=starts.size - 1)

@@ -35,6 +35,12 @@ TOTAL_LEAVES = 2 ** 22
 #: Leaves of one column: at most this many, and at least MIN_LEAVES whatever the number of columns.
 MAX_LEAVES = 2 ** 20
 MIN_LEAVES = 2 ** 10
+#: Node groupings (:attr:`NumericTree.grids`) for pairs and node blocks: besides the measured levels,
+#: every node of a measured level above the leaves cut into this many parts of equally many children
+#: (when it divides the branching; 1: none, the default). Public geometry, nothing more is measured.
+#: Halved nodes (2, with 12 pair and block cells) lowered census_small's 2-way TVD at 30,000 records
+#: and raised it at 10,000 and on census_income_kdd (docs/results/mixed-pairs.md, "Half nodes").
+GRID_PARTS = 1
 
 
 def leaf_cap(columns: int, groups: int) -> int:
@@ -104,6 +110,7 @@ class NumericTree:
         self._inside = (width > 0).astype(np.float64)
         self._width = np.where(width > 0, width, 1.0)
         self.levels = self._levels(self.n_cells - self.off)
+        self.set_grid_parts(GRID_PARTS)
 
     def _levels(self, values: int) -> list:
         b, off = self.branching, self.off
@@ -113,6 +120,21 @@ class NumericTree:
             starts = np.arange(0, values, b ** (depth - lev)) + off
             out.append(np.concatenate([[0] if off else [], starts, [values + off]]).astype(np.int64))
         return out
+
+    def set_grid_parts(self, parts: int) -> None:
+        """Set :attr:`grids`: the measured levels and, between two of them, the coarser one's nodes cut
+        into ``parts`` runs of equally many children (when ``parts`` divides the branching; public
+        geometry, coarsest first); :attr:`grid_parts` records ``parts``."""
+        values, b, off = self.n_cells - self.off, self.branching, self.off
+        self.grid_parts = parts = int(parts)
+        depth, out = len(self.levels), []
+        for lev, starts in enumerate(self.levels):
+            if lev > 0 and 1 < parts < b and b % parts == 0:
+                stride = (b // parts) * b ** (depth - lev - 1)
+                out.append(np.concatenate([[0] if off else [], np.arange(0, values, stride) + off,
+                                           [values + off]]).astype(np.int64))
+            out.append(starts)
+        self.grids = out
 
     @property
     def depth(self) -> int:
@@ -170,13 +192,17 @@ class NumericTree:
         return np.searchsorted(self.levels[level - 1], self.levels[level][:-1], side="right") - 1
 
     def level_of(self, budget: int) -> int:
-        """The finest level with at most ``budget`` nodes (0 when even the coarsest has more)."""
-        ok = [lev for lev, s in enumerate(self.levels) if s.size - 1 <= budget]
+        """The finest grid (:attr:`grids`) with at most ``budget`` nodes (0 when even the coarsest has more)."""
+        ok = [g for g, s in enumerate(self.grids) if s.size - 1 <= budget]
         return ok[-1] if ok else 0
 
-    def coarse_index(self, x: np.ndarray, level: int) -> np.ndarray:
-        """The node of ``level`` holding every encoded value (cells for two-way marginals)."""
-        return np.searchsorted(self.levels[level], self.index(x), side="right") - 1
+    def grid_counts(self, leaf_counts: np.ndarray, grid: int) -> np.ndarray:
+        """Counts of the nodes of ``grid`` (an index into :attr:`grids`) from ``(groups, n_cells)`` leaf counts."""
+        return np.add.reduceat(leaf_counts, self.grids[grid][:-1], axis=-1)
+
+    def coarse_index(self, x: np.ndarray, grid: int) -> np.ndarray:
+        """The node of ``grid`` holding every encoded value (cells for two-way marginals)."""
+        return np.searchsorted(self.grids[grid], self.index(x), side="right") - 1
 
 
 def spread(parent_mass: np.ndarray, tree: NumericTree, level: int) -> np.ndarray:

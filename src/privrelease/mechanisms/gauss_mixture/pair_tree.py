@@ -22,7 +22,10 @@ their relation the linear mixture holds. The tree stage measures such relations 
    the conditional of its measured table, the records taking its levels by their latent scores
    (:func:`~.quotas.quota_assign_groups`), so the measured pairs hold up to their noise and every other
    relation still comes from the mixture. A root is decoded as without the tree;
-5. second parents, where the stage's noise yardstick with them is at most ``SECOND_MAX_NOISE``:
+5. halved nodes: where the stage's noise yardstick with them is at most ``HALF_MAX_NOISE``, every
+   node of a numeric column's measured levels is cut in two for the tree and the mixture's node
+   blocks (public geometry; the one-way measurements are unchanged);
+6. second parents, where the stage's noise yardstick with them is at most ``SECOND_MAX_NOISE``:
    ``round(SECOND_PARENTS T)`` more rounds, once the tree is complete, offer the pairs whose later
    attribute (in the tree's decoding order) has no second parent yet, scored against the tree model's
    own counts; a child with two measured parents is decoded within (class, parent, second parent)
@@ -69,6 +72,11 @@ PRIOR_VALUES = 4_000_000
 SECOND_PARENTS = 0.5
 #: ... when the noise yardstick (:func:`tree_noise`) of the stage with those rounds is at most this.
 SECOND_MAX_NOISE = 0.2
+#: The numeric columns' measured nodes halved for the tree and the node blocks
+#: (:meth:`~.copula_tree.NumericTree.set_grid_parts`) when the stage's noise yardstick with them is at most
+#: this (0: never). census_small at 60,000 / 30,000 / 10,000 records (yardstick 0.013 / 0.026 / 0.079):
+#: 2-way TVD -15 % / -8 % / +2.5 %; census_income_kdd at 20,000 (0.34): +3.5 % (docs/results/mixed-pairs.md).
+HALF_MAX_NOISE = 0.04
 
 
 def tree_attributes(domain, trees, coarse) -> tuple:
@@ -124,9 +132,22 @@ def plan_pair_stage(mech, n_classes: int, epsilon: float, delta: float, mode: st
     the tilt's (:func:`~.pairs.plan_pairs`), from public quantities only; None when off."""
     if mech.pair_model == "tree":
         share = TREE_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
-        coarse = coarse_plan(mech.domain_, mech.cells_, int(mech.coarse_cells))
-        return plan_tree(mech.domain_, mech.cells_, coarse, mech.n_, n_classes, epsilon, delta, mode,
-                         mech.pair_rounds, share)
+
+        def tree_plan():
+            coarse = coarse_plan(mech.domain_, mech.cells_, int(mech.coarse_cells))
+            return plan_tree(mech.domain_, mech.cells_, coarse, mech.n_, n_classes, epsilon, delta, mode,
+                             mech.pair_rounds, share)
+        plan = tree_plan()
+        if plan is not None and mech.pair_rounds == "auto" and HALF_MAX_NOISE > 0:  # halved nodes where precise
+            parts = [t.grid_parts for t in mech.cells_]
+            for t in mech.cells_:
+                t.set_grid_parts(2)
+            half = tree_plan()
+            if half is not None and tree_noise(half, mech.n_, epsilon, delta, mode) <= HALF_MAX_NOISE:
+                return half
+            for t, k in zip(mech.cells_, parts):
+                t.set_grid_parts(k)
+        return plan
     share = DEFAULT_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
     return plan_pairs(mech.domain_, mech.cells_, mech.n_, n_classes, epsilon, delta, mode, mech.pair_rounds, share)
 
@@ -200,7 +221,7 @@ def class_counts(mech, a: int) -> np.ndarray:
     k, n = len(mech.cells_), mech.n_
     sizes = np.asarray(mech.label_weights_) * n if (mech.groups_ > 1 and mech.label_weights_ is not None) \
         else np.array([float(n)])
-    marg = mech.cells_[a].level_counts(mech.marginals_[a], pair_level(mech.cells_[a])) if a < k \
+    marg = mech.cells_[a].grid_counts(mech.marginals_[a], pair_level(mech.cells_[a])) if a < k \
         else mech.marginals_[a]
     marg = np.asarray(marg, dtype=np.float64)
     marg = marg / np.maximum(marg.sum(axis=1, keepdims=True), 1e-300)

@@ -12,7 +12,7 @@ chunks and Dask partitions). Then, for ``T`` rounds and without reading the data
 3. the Gaussian mechanism measures its counts, and the tilt is refitted (warm start).
 
 The attributes are the feature columns and the label; a numeric column's cells here are coarse
-(:func:`coarse_codes`: the nodes of the finest level of its public :class:`~.copula_tree.NumericTree`
+(:func:`coarse_codes`: the nodes of the finest grid (measured level, or such a level's nodes halved) of its public :class:`~.copula_tree.NumericTree`
 with at most ``PAIR_CELLS`` nodes, the missing leaf a node of its own). The privacy derivation is in the Notes of :func:`fit_pairs` and in
 ``docs/derivations.md``.
 """
@@ -31,10 +31,12 @@ from ...estimation import Measurement, PoolFit
 from ...errors import InputDataError
 from .copula_parts import check_encoded, check_labels, split_budget
 
-#: Cells of a numeric column in a pair: the finest tree level with at most this many value nodes (its
-#: coarsest level when that has more; a missing leaf is one more cell).
-PAIR_CELLS = 10
-#: Cells of a numeric column's one-way marginal kept by the tilt: the finest tree level with at most
+#: Cells of a numeric column in a pair: the finest grid of its tree (its measured levels, and their nodes
+#: halved where the tree stage turns that on) with at most this many value nodes (its coarsest level when
+#: that has more; a missing leaf is one more cell). 12 admits a 16-ary level's nodes halved (ages 0-90 in
+#: 8-year nodes); on the measured levels alone it picks what 10 did on every table measured.
+PAIR_CELLS = 12
+#: Cells of a numeric column's one-way marginal kept by the tilt: the finest tree grid with at most
 #: this many nodes (the released leaf masses summed to it).
 ONE_WAY_CELLS = 1024
 #: Share of the total zCDP rho spent on the pair stage (selection and measurement), when it is on.
@@ -43,7 +45,7 @@ DEFAULT_PAIR_SHARE = 0.3
 SELECT_FRACTION = 0.1
 #: "auto" rounds: a pair of REF_CELLS cells should hold ROUND_SIGMAS noise stds per cell on average.
 ROUND_SIGMAS = 4.0
-REF_CELLS = PAIR_CELLS ** 2
+REF_CELLS = 100
 #: At most this many rounds per attribute, and in all.
 ROUNDS_PER_ATTRIBUTE = 2
 MAX_ROUNDS = 64
@@ -70,7 +72,7 @@ def pair_level(tree) -> int:
 
 
 def n_nodes(tree, level: int) -> int:
-    return int(tree.levels[level].size - 1)
+    return int(tree.grids[level].size - 1)
 
 
 def coarse_codes(x: np.ndarray, tree, level: int | None = None) -> np.ndarray:
@@ -250,7 +252,7 @@ def _one_way_measurements(mech, attrs: Attributes, n: int) -> list:
     for j, marg in enumerate(mech.marginals_):
         a = A + j if j < k else len(attrs.numeric) + j - k
         if j < k:
-            marg = mech.cells_[j].level_counts(marg, one_way_level(mech.cells_[j]))
+            marg = mech.cells_[j].grid_counts(marg, one_way_level(mech.cells_[j]))
         rows = marg * sizes[:, None]
         if marg.shape[0] > 1 and label is not None:
             out.append(Measurement((label, a), rows.ravel(), std))
