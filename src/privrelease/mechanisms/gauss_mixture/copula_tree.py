@@ -37,9 +37,9 @@ MAX_LEAVES = 2 ** 20
 MIN_LEAVES = 2 ** 10
 #: Node groupings (:attr:`NumericTree.grids`) for pairs and node blocks: besides the measured levels,
 #: every node of a measured level above the leaves cut into this many parts of equally many children
-#: (when it divides the branching; 1: none, the default). Public geometry, nothing more is measured.
-#: Halved nodes (2, with 12 pair and block cells) lowered census_small's 2-way TVD at 30,000 records
-#: and raised it at 10,000 and on census_income_kdd (docs/results/mixed-pairs.md, "Half nodes").
+#: (when it divides the branching; 1: none). Public geometry, nothing more is measured. Trees are built
+#: with this; gauss-copula's pair tree halves them (2) where its measurements are precise
+#: (:data:`~.pair_tree.HALF_MAX_NOISE`; docs/results/mixed-pairs.md, "Halved nodes").
 GRID_PARTS = 1
 
 

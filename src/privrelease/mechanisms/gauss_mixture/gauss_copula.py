@@ -84,8 +84,8 @@ class GaussCopula(SyntheticMechanism):
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     coarse_cells : int >= 0, default COARSE_CELLS
-        Each numeric column also enters the mixture as a one-hot block of its tree's nodes at the
-        finest level with at most this many (0: off), so that it can hold non-monotone dependence
+        Each numeric column also enters the mixture as a one-hot block of its tree's nodes on the
+        finest grid with at most this many (0: off), so that it can hold non-monotone dependence
         (:func:`~.copula_parts.numeric_values` samples the node, then the value inside it).
     n_classes : int or None
         Number of label levels (public; the release passes it from the schema). Required to
