@@ -267,6 +267,10 @@ def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
         a, e = m.coarse_.block(0)
         assert e - a == nodes
     assert PT.tree_noise(hi.pair_plan_, hi.n_, 8.0, 1e-5, hi.accounting_mode_) <= PT.HALF_MAX_NOISE
+    chunked = GaussCopula(8.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0)
+    chunked.fit_executor(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))))
+    assert chunked.cells_[0].grid_parts == 2  # streamed chunks: the same rule and the same release
+    np.testing.assert_array_equal(chunked.sample(500)[0], hi.sample(500)[0])
     monkeypatch.setattr(PT, "HALF_MAX_NOISE", 0.0)
     off = age_fit(8.0)
     assert off.cells_[0].grid_parts == 1 and off.noise_scales_["marginals_std"] == hi.noise_scales_["marginals_std"]
