@@ -277,10 +277,8 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
         if ok.any() or not SECOND_PARENTS:
             return ok
         if state["pos"] is None:  # the tree is complete: orient it, score against its own model
-            usable = sorted({a for pr in plan.pairs for a in pr})
-            order, _ = bfs(usable, [plan.pairs[r] for r in tree_edges])
-            state["pos"] = {a: i for i, a in enumerate(order)}
             tree = orient(mech, plan, [(r, noisy[r], model[r]) for r in tree_edges], len(tree_edges))
+            state["pos"] = {a: i for i, a in enumerate(tree.order)}
             state["estimate"] = model_counts(mech, plan, tree)
         pos = state["pos"]
         return np.array([max(a, b, key=pos.get) not in state["second"] for a, b in plan.pairs])

@@ -12,8 +12,9 @@ chunks and Dask partitions). Then, for ``T`` rounds and without reading the data
 3. the Gaussian mechanism measures its counts, and the tilt is refitted (warm start).
 
 The attributes are the feature columns and the label; a numeric column's cells here are coarse
-(:func:`coarse_codes`: the nodes of the finest grid (measured level, or such a level's nodes halved) of its public :class:`~.copula_tree.NumericTree`
-with at most ``PAIR_CELLS`` nodes, the missing leaf a node of its own). The privacy derivation is in the Notes of :func:`fit_pairs` and in
+(:func:`coarse_codes`: the nodes of the finest grid of its public :class:`~.copula_tree.NumericTree`, a
+measured level or such a level's nodes halved, with at most ``PAIR_CELLS`` nodes, the missing leaf a
+node of its own). The privacy derivation is in the Notes of :func:`fit_pairs` and in
 ``docs/derivations.md``.
 """
 
@@ -43,7 +44,8 @@ ONE_WAY_CELLS = 1024
 DEFAULT_PAIR_SHARE = 0.3
 #: Part of the pair stage's rho spent on the selections (the rest on the measurements), as in AIM.
 SELECT_FRACTION = 0.1
-#: "auto" rounds: a pair of REF_CELLS cells should hold ROUND_SIGMAS noise stds per cell on average.
+#: "auto" rounds: a pair of REF_CELLS cells should hold ROUND_SIGMAS noise stds per cell on average
+#: (REF_CELLS: two numeric columns of 10 cells, as when the rule was chosen).
 ROUND_SIGMAS = 4.0
 REF_CELLS = 100
 #: At most this many rounds per attribute, and in all.
