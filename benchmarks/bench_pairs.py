@@ -7,7 +7,8 @@ Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data se
 
 Each variant is a comma-separated list of ``key=value``: gauss-copula parameters, or module
 constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts``, ``.copula_tree``, ``.pair_tree`` or
-``privrelease.estimation.tilt`` (upper-case names, for exploring the stage's settings). Every release is measured with
+``privrelease.estimation.tilt`` (upper-case names, for exploring the stage's settings), or
+``noiseless=<parts>`` (a diagnostic: :data:`NOISELESS_FACTOR`). Every release is measured with
 :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
 3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
 duplicated released records, and the release's CPU time. Lines are appended to ``--out``
@@ -59,6 +60,40 @@ def _value(v: str):
     return v
 
 
+#: ``noiseless=<parts>`` (a diagnostic, never a release): the Gaussian releases of these parts of
+#: gauss-copula get a thousandth of their noise, to see how much of a table's error each part's noise
+#: makes. Parts: "histograms" (the one-way histograms and their tree levels), "levels" (the numeric
+#: trees' levels below the coarsest only), "pairs" (the pair
+#: measurements; the selections keep their noise), "mixture" (every statistic of the latent mixture).
+NOISELESS_FACTOR = 1e-3
+
+
+def _parts_of(mech, key: str) -> set:
+    if type(mech).__name__ == "GaussPCA":
+        return {"mixture"}
+    if key.startswith("pairs"):
+        return {"pairs"}
+    return {"histograms", "levels"} if key.startswith("tree_level") else \
+        {"histograms"} if key.startswith("marginals") else set()
+
+
+def noiseless(parts) -> None:
+    """Scale the noise of the named parts' Gaussian releases by ``NOISELESS_FACTOR`` (this process only)."""
+    from privrelease.mechanisms.base import SyntheticMechanism
+
+    real = getattr(SyntheticMechanism._gaussian, "_real", SyntheticMechanism._gaussian)
+    if not parts:
+        SyntheticMechanism._gaussian = real
+        return
+
+    def _gaussian(self, key, value, l2_sensitivity, noise_multiplier, coords):
+        s = l2_sensitivity * (NOISELESS_FACTOR if _parts_of(self, key) & set(parts) else 1.0)
+        return real(self, key, value, s, noise_multiplier, coords)
+
+    _gaussian._real = real
+    SyntheticMechanism._gaussian = _gaussian
+
+
 def _apply(spec: str) -> dict:
     import privrelease.estimation.tilt as tilt
     import privrelease.mechanisms.gauss_mixture.copula_parts as parts
@@ -67,8 +102,12 @@ def _apply(spec: str) -> dict:
     import privrelease.mechanisms.gauss_mixture.pairs as pairs
 
     params = {}
+    noiseless(())
     for item in filter(None, spec.split(",")):
         k, v = item.split("=")
+        if k == "noiseless":
+            noiseless(tuple(v.split("+")))
+            continue
         mod = next((m for m in (tilt, pairs, parts, pair_tree, copula_tree) if hasattr(m, k)), None)
         if mod is not None and k.isupper():
             cur = getattr(mod, k)

@@ -199,3 +199,33 @@ def test_census_small_is_the_declared_cut_of_census_kdd(shared_data, monkeypatch
     full = load_census_kdd(0, max_train=CENSUS_SMALL_TRAIN)[0]
     assert train.equals(full[schema.names])  # the same records as census_kdd's tuning split, fewer columns
     Encoder(schema).encode(train)
+
+
+def test_noiseless_diagnostic_scales_only_the_named_parts_and_undoes_itself():
+    """benchmarks/bench_pairs.py ``noiseless=<parts>``: the named parts' Gaussian releases get
+    NOISELESS_FACTOR of their noise std, the other parts keep theirs, and the next variant is unpatched."""
+    from privrelease.release import release
+
+    bench = load_script("benchmarks/bench_pairs.py")
+    rng = np.random.default_rng(0)
+    age = rng.integers(17, 91, 3000)
+    df = pd.DataFrame({"age": age, "gain": np.where(age > 50, 60000, 0), "score": rng.uniform(-1, 1, 3000),
+                       "few": age % 4, "c": np.where(age > 40, "a", rng.choice(["b", "c"], 3000))})
+
+    def scales(spec):
+        params = bench._apply(spec)
+        return release(df, SCHEMA, "gauss-copula", 2.0, delta=1e-6, rng=0, **params).mechanism.noise_scales_
+
+    plain = scales("")
+    quiet = scales("noiseless=histograms")
+    assert quiet["marginals_std"] == pytest.approx(plain["marginals_std"] * bench.NOISELESS_FACTOR)
+    assert quiet["tree_level1_std"] == pytest.approx(plain["tree_level1_std"] * bench.NOISELESS_FACTOR)
+    assert quiet["mixture_centre_std"] == pytest.approx(plain["mixture_centre_std"])  # fixed by the budget
+    mix = scales("noiseless=mixture")
+    assert mix["mixture_centre_std"] == pytest.approx(plain["mixture_centre_std"] * bench.NOISELESS_FACTOR)
+    assert mix["marginals_std"] == pytest.approx(plain["marginals_std"])
+    levels = scales("noiseless=levels")
+    assert levels["marginals_std"] == pytest.approx(plain["marginals_std"])
+    assert levels["tree_level1_std"] == pytest.approx(plain["tree_level1_std"] * bench.NOISELESS_FACTOR)
+    assert bench._parts_of(object(), "pairs_std") == {"pairs"}  # (this small table runs no pair stage)
+    assert scales("") == pytest.approx(plain)  # a variant without it is unpatched again
