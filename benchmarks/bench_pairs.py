@@ -68,13 +68,14 @@ def _value(v: str):
 NOISELESS_FACTOR = 1e-3
 
 
+#: The parts a gauss-copula release belongs to, by the first word of its ``noise_scales_`` key.
+_PARTS = {"marginals": {"histograms"}, "tree_level": {"histograms", "levels"}, "pairs": {"pairs"}}
+
+
 def _parts_of(mech, key: str) -> set:
     if type(mech).__name__ == "GaussPCA":
         return {"mixture"}
-    if key.startswith("pairs"):
-        return {"pairs"}
-    return {"histograms", "levels"} if key.startswith("tree_level") else \
-        {"histograms"} if key.startswith("marginals") else set()
+    return next((parts for prefix, parts in _PARTS.items() if key.startswith(prefix)), set())
 
 
 def noiseless(parts) -> None:

@@ -168,14 +168,19 @@ def test_join_concatenates_runs_split_across_files():
     assert len(out["config"]["parts"]) == 2 and "finished_utc" not in out["config"]
 
 
+def _toy_table(rng, n: int) -> pd.DataFrame:
+    """A table of SCHEMA whose columns depend on age (the benchmark scripts' tests)."""
+    age = rng.integers(17, 91, n)
+    return pd.DataFrame({"age": age, "gain": np.where(age > 50, 60000, 0), "score": rng.uniform(-1, 1, n),
+                         "few": age % 4, "c": np.where(age > 40, "a", "b")})
+
+
 def test_pair_gaps_sees_only_the_pair_a_release_breaks():
     """benchmarks/pair_gaps.py: a release equal to the real table has no gap; shuffling one column
     breaks exactly its pairs, and the measured-pair flag follows the names given."""
     pair_table = load_script("benchmarks/pair_gaps.py").pair_table
     rng = np.random.default_rng(0)
-    age = rng.integers(17, 91, 2000)
-    real = pd.DataFrame({"age": age, "gain": np.where(age > 50, 60000, 0), "score": rng.uniform(-1, 1, 2000),
-                         "few": age % 4, "c": np.where(age > 40, "a", "b")})
+    real = _toy_table(rng, 2000)
     broken = real.assign(c=rng.permutation(real["c"].to_numpy()))
     one = real.assign(c="a")  # moves the records of level b: every pair with c is off by P(c = b) in TVD
     t = pair_table(real, {"same": real, "broken": broken, "one": one}, SCHEMA, "c", {frozenset(("age", "c"))})
@@ -207,10 +212,7 @@ def test_noiseless_diagnostic_scales_only_the_named_parts_and_undoes_itself():
     from privrelease.release import release
 
     bench = load_script("benchmarks/bench_pairs.py")
-    rng = np.random.default_rng(0)
-    age = rng.integers(17, 91, 3000)
-    df = pd.DataFrame({"age": age, "gain": np.where(age > 50, 60000, 0), "score": rng.uniform(-1, 1, 3000),
-                       "few": age % 4, "c": np.where(age > 40, "a", rng.choice(["b", "c"], 3000))})
+    df = _toy_table(np.random.default_rng(0), 3000)
 
     def scales(spec):
         params = bench._apply(spec)
