@@ -64,7 +64,8 @@ def _value(v: str):
 #: gauss-copula get a thousandth of their noise, to see how much of a table's error each part's noise
 #: makes. Parts: "histograms" (the one-way histograms and their tree levels), "levels" (the numeric
 #: trees' levels below the coarsest only), "pairs" (the pair
-#: measurements; the selections keep their noise), "mixture" (every statistic of the latent mixture).
+#: measurements; the selections keep their noise), "mixture" (every statistic of the latent mixture),
+#: "mixture_<part>" (one of its parts: centre, radius, within_radius, basis, counts, sums, moments, residual).
 NOISELESS_FACTOR = 1e-3
 
 
@@ -74,7 +75,7 @@ _PARTS = {"marginals": {"histograms"}, "tree_level": {"histograms", "levels"}, "
 
 def _parts_of(mech, key: str) -> set:
     if type(mech).__name__ == "GaussPCA":
-        return {"mixture"}
+        return {"mixture", "mixture_" + key.removesuffix("_std")}
     return next((parts for prefix, parts in _PARTS.items() if key.startswith(prefix)), set())
 
 

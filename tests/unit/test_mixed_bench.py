@@ -226,6 +226,9 @@ def test_noiseless_diagnostic_scales_only_the_named_parts_and_undoes_itself():
     mix = scales("noiseless=mixture")
     assert mix["mixture_centre_std"] == pytest.approx(plain["mixture_centre_std"] * bench.NOISELESS_FACTOR)
     assert mix["marginals_std"] == pytest.approx(plain["marginals_std"])
+    sums = scales("noiseless=mixture_sums")  # one part of the mixture
+    assert sums["mixture_sums_std"] == pytest.approx(plain["mixture_sums_std"] * bench.NOISELESS_FACTOR)
+    assert sums["mixture_moments_std"] == pytest.approx(plain["mixture_moments_std"])
     levels = scales("noiseless=levels")
     assert levels["marginals_std"] == pytest.approx(plain["marginals_std"])
     assert levels["tree_level1_std"] == pytest.approx(plain["tree_level1_std"] * bench.NOISELESS_FACTOR)
