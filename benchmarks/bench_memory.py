@@ -8,13 +8,18 @@ subprocess and prints the peak resident set size (``VmHWM``) after the imports
 Usage::
 
     PYTHONPATH=src python benchmarks/bench_memory.py [--n 100000 400000 1000000] [--p 100]
-        [--mechanism gauss-pca] [--chunk-rows 50000]
+        [--mechanism gauss-pca] [--chunk-rows 50000] [--categorical 0] [--param KEY=VALUE ...]
+
+``--categorical K`` adds K categorical columns of 6 levels cut from the same latent factors, so that
+gauss-copula's pair tree runs; the table also lists the stages the release reported (one per pass
+over the data, then the writing).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,29 +37,51 @@ def hwm():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
 base = hwm()
+stages = []
+def progress(stage, rows):
+    if not stages or stages[-1] != stage:
+        stages.append(stage)
 release_file(args["input"], Schema.from_yaml(args["schema"]), args["out"], mechanism=args["mechanism"],
-             epsilon=1.0, rng=0, chunk_rows=args["chunk_rows"])  # delta: the default min(1e-5, 1/(10 n))
-print(json.dumps({"baseline_mb": base, "peak_mb": hwm()}))
+             epsilon=1.0, rng=0, chunk_rows=args["chunk_rows"], progress=progress, **args["params"])  # delta: min(1e-5, 1/(10 n))
+print(json.dumps({"baseline_mb": base, "peak_mb": hwm(), "stages": stages}))
 """
 
 
-def _generate(path: Path, n: int, p: int, seed: int = 0):
+def _generate(path: Path, n: int, p: int, seed: int = 0, categorical: int = 0, levels: int = 6):
+    """``p`` numeric columns in [0, 1] and ``categorical`` columns of ``levels`` levels (latent factors
+    cut at their quantiles, so that the columns depend on each other and pairs are worth measuring)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(seed)
-    load = rng.normal(size=(4, p))
-    names = [f"x{j:03d}" for j in range(p)]
+    load = rng.normal(size=(4, p + categorical))
+    names = [f"x{j:03d}" for j in range(p)] + [f"c{j:03d}" for j in range(categorical)]
+    noise = 0.1 / 0.15  # numeric columns: 0.5 + 0.15 (factors + noise), clipped (as before the categorical ones)
+    cuts = [statistics.NormalDist().inv_cdf(q) for q in np.linspace(0, 1, levels + 1)[1:-1]]
+    sd = np.sqrt((load[:, p:] ** 2).sum(axis=0) + noise ** 2)
     writer = None
     for start in range(0, n, 50_000):
         m = min(50_000, n - start)
-        X = np.clip(0.5 + rng.normal(size=(m, 4)) @ load * 0.15 + rng.normal(0, 0.1, (m, p)), 0.0, 1.0)
-        table = pa.table({a: X[:, j] for j, a in enumerate(names)})
+        Z = rng.normal(size=(m, 4)) @ load + rng.normal(0, noise, (m, p + categorical))
+        X = np.clip(0.5 + 0.15 * Z[:, :p], 0.0, 1.0)
+        cols = {a: X[:, j] for j, a in enumerate(names[:p])}
+        cols.update({a: np.searchsorted(cuts, Z[:, p + j] / sd[j]).astype(str) for j, a in enumerate(names[p:])})
+        table = pa.table(cols)
         writer = writer or pq.ParquetWriter(path, table.schema)
         writer.write_table(table)
     writer.close()
     return names
+
+
+def _param(text: str) -> tuple:
+    key, _, value = text.partition("=")
+    for kind in (int, float):
+        try:
+            return key, kind(value)
+        except ValueError:
+            pass
+    return key, value
 
 
 def main(argv=None):
@@ -63,6 +90,10 @@ def main(argv=None):
     ap.add_argument("--p", type=int, default=100)
     ap.add_argument("--mechanism", default="gauss-pca")
     ap.add_argument("--chunk-rows", type=int, default=50_000)
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a mechanism parameter (an int, a float or text), e.g. pair_rounds=0")
+    ap.add_argument("--categorical", type=int, default=0,
+                    help="categorical columns of 6 levels besides the numeric ones (gauss-copula's pair tree runs on them)")
     a = ap.parse_args(argv)
     import yaml
 
@@ -71,12 +102,13 @@ def main(argv=None):
         d = Path(d)
         for n in a.n:
             data = d / f"d{n}.parquet"
-            names = _generate(data, n, a.p)
+            names = _generate(data, n, a.p, categorical=a.categorical)
             schema = d / "schema.yaml"
-            schema.write_text(yaml.safe_dump({"columns": {c: {"type": "numeric", "lower": 0.0, "upper": 1.0}
-                                                          for c in names}}))
+            schema.write_text(yaml.safe_dump({"columns": {
+                c: {"type": "numeric", "lower": 0.0, "upper": 1.0} if c.startswith("x")
+                else {"type": "categorical", "categories": [str(k) for k in range(6)]} for c in names}}))
             args = {"input": str(data), "schema": str(schema), "out": str(d / f"o{n}.parquet"),
-                    "mechanism": a.mechanism, "chunk_rows": a.chunk_rows}
+                    "mechanism": a.mechanism, "chunk_rows": a.chunk_rows, "params": dict(map(_param, a.param))}
             t = time.time()
             res = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True, text=True,
                                  check=True)
@@ -86,11 +118,13 @@ def main(argv=None):
             data.unlink()
             print(f"n = {n:,}: peak {r['peak_mb']:.0f} MB", file=sys.stderr)
     first = rows[0]["peak_mb"]
-    print(f"\n{a.mechanism}, p = {a.p}, chunk_rows = {a.chunk_rows:,}\n")
-    print("| n | wall (s) | baseline RSS (MB) | peak RSS (MB) | peak x smallest n |")
-    print("|---:|---:|---:|---:|---:|")
+    print(f"\n{a.mechanism} {' '.join(a.param)}, p = {a.p} numeric + {a.categorical} categorical, "
+          f"chunk_rows = {a.chunk_rows:,}\n")
+    print("| n | wall (s) | baseline RSS (MB) | peak RSS (MB) | peak x smallest n | stages reported |")
+    print("|---:|---:|---:|---:|---:|---|")
     for r in rows:
-        print(f"| {r['n']:,} | {r['wall_s']:.1f} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['peak_mb'] / first:.2f} |")
+        print(f"| {r['n']:,} | {r['wall_s']:.1f} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {r['peak_mb'] / first:.2f} "
+              f"| {', '.join(r['stages'])} |")
 
 
 if __name__ == "__main__":
