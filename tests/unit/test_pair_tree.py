@@ -250,11 +250,13 @@ def test_a_child_takes_at_most_one_second_parent(monkeypatch):
 
 
 def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
-    """A numeric column of ages 0..90 (measured levels of 6 and 91 nodes): at a large budget the tree and
-    the node block use its 6 nodes halved (12), the stage's noise yardstick with them at most
-    HALF_MAX_NOISE; at a small one, or with the rule off, the measured 6. The one-way histograms are
-    measured alike either way (same noise)."""
+    """A numeric column of ages 0..90 on a 16-ary tree (measured levels of 6 and 91 nodes; ``TOP_NODES``
+    off, as for a deeper tree): at a large budget the tree and the node block use its 6 nodes halved
+    (12), the stage's noise yardstick with them at most HALF_MAX_NOISE; at a small one, or with the rule
+    off, the measured 6. The one-way histograms are measured alike either way (same noise)."""
+    from privrelease.mechanisms.gauss_mixture import copula_tree
     from privrelease.mechanisms.gauss_mixture import pairs as P
+    monkeypatch.setattr(copula_tree, "TOP_NODES", None)
     X, y = table()
 
     def age_fit(eps):

@@ -30,6 +30,13 @@ from ...schema.precision import shortest_decimal
 DEFAULT_BRANCHING = 16
 #: A node is split (its children measured) when its estimate is at least this many noise stds.
 DEFAULT_SPLIT_SIGMAS = 3.0
+#: A tree of two levels (17 to 256 values at the default branching: ages, hours, weeks) gets the finest
+#: coarser level with at most this many nodes (its branching lowered to ``ceil(values / TOP_NODES)``, its
+#: depth kept; the same as the pair cells): a whole age in 12 nodes of 8 years rather than 6 of 16, so
+#: that summaries coarser than a year sum fewer noisy leaves. Not for deeper trees, whose finer
+#: coarsest level spreads each class's noise over more of the tail's empty nodes (chosen on census_small
+#: and census_kdd, docs/results/mixed-pairs.md, "Finer coarse levels"). None: the branching alone.
+TOP_NODES = 12
 #: Leaves of all numeric columns and classes together held by the counting pass (memory flat in n).
 TOTAL_LEAVES = 2 ** 22
 #: Leaves of one column: at most this many, and at least MIN_LEAVES whatever the number of columns.
@@ -64,7 +71,8 @@ class NumericTree:
     lower, upper : the public bounds (value units); resolution : the public precision (``k *
     resolution`` are the values the column holds), 0 or None for a continuous column; missing : the
     column may be missing (NaN in the encoded coordinate); branching : children per node;
-    max_leaves : cap on the leaves (a grid with more points gets intervals instead).
+    max_leaves : cap on the leaves (a grid with more points gets intervals instead); top_nodes : a
+    two-level tree's coarser level gets at most this many nodes (None: ``ceil(values / branching)``).
 
     Attributes
     ----------
@@ -77,7 +85,7 @@ class NumericTree:
     """
 
     def __init__(self, lower: float, upper: float, resolution: float | None = None, missing: bool = False,
-                 branching: int = DEFAULT_BRANCHING, max_leaves: int = MAX_LEAVES):
+                 branching: int = DEFAULT_BRANCHING, max_leaves: int = MAX_LEAVES, top_nodes: int | None = None):
         self.lower, self.upper, self.span = float(lower), float(upper), float(upper) - float(lower)
         r = float(resolution or 0.0)
         self.resolution, self.missing, self.branching = r, bool(missing), int(branching)
@@ -109,12 +117,15 @@ class NumericTree:
         width = np.nan_to_num(hi - lo)
         self._inside = (width > 0).astype(np.float64)
         self._width = np.where(width > 0, width, 1.0)
-        self.levels = self._levels(self.n_cells - self.off)
+        values = self.n_cells - self.off
+        depth = _depth(values, self.branching)
+        if top_nodes is not None and depth == 2:
+            self.branching = max(2, min(self.branching, -(-values // int(top_nodes))))
+        self.levels = self._levels(values, depth)
         self.set_grid_parts(GRID_PARTS)
 
-    def _levels(self, values: int) -> list:
+    def _levels(self, values: int, depth: int) -> list:
         b, off = self.branching, self.off
-        depth = _depth(values, b)
         out = []
         for lev in range(1, depth + 1):
             starts = np.arange(0, values, b ** (depth - lev)) + off

@@ -29,6 +29,7 @@ from .copula_parts import (CELL_SIGMAS, COARSE_CELLS, DEFAULT_MARGINAL_SHARE, DE
                            CellCounter, CopulaTransform, LatentPasses, auto_marginal_share, coarse_plan, cumulative_masses, denoise,
                            decode_latent, histogram_sensitivity, marginals_from_noisy, merge_cell_counts, plan_cells,
                            project_to_simplex, quota_assign, split_budget)
+from . import copula_tree
 from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
 from .pair_tree import fit_tree, plan_pair_stage
@@ -55,10 +56,9 @@ class GaussCopula(SyntheticMechanism):
         For each numeric column, whether it may be missing (``missing: allowed``; NaN in the
         encoded coordinate). None: none may.
     branching : int >= 2, default 16
-        Children per node of each numeric column's tree (:class:`NumericTree`).
+        Children per node of each numeric column's tree (:class:`NumericTree`; fewer in a two-level tree: TOP_NODES).
     split_sigmas : float >= 0, default 3
-        A tree node's children are measured when its released count is at least this many
-        noise stds.
+        A tree node's children are measured when its released count reaches this many noise stds.
     max_leaves : int >= 4 or None
         Cap on the leaves of one column (None: :func:`~.copula_tree.leaf_cap`, 2^22 leaves
         shared by all numeric columns and classes, between 2^10 and 2^20 per column).
@@ -125,7 +125,7 @@ class GaussCopula(SyntheticMechanism):
        it keeps). Cells are public: each numeric column is a :class:`NumericTree` over its
        bounds (leaves: its grid points ``k * resolution`` when few enough, else an atom at each
        bound and equal-width intervals; a missing leaf first when it may be missing), levels of
-       ``branching`` children; categorical columns at their levels. With a label and
+       ``branching`` children (fewer in a two-level tree); categorical columns at their levels. With a label and
        ``by_label`` every histogram is joint with the label (cells ``class x cell``), else the
        label gets its own. Round 1 releases the coarsest level of every tree with the
        categorical (and label) histograms; round l releases, at level l, the children of the
@@ -265,7 +265,7 @@ class GaussCopula(SyntheticMechanism):
             raise ParameterError(f"missing must give one bool per numeric column ({p1}), got {self.missing!r}")
         self.domain_ = dom
         cap = int(self.max_leaves) if self.max_leaves is not None else leaf_cap(p1, groups)
-        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap)
+        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap, copula_tree.TOP_NODES)
                        for (lo, hi, r), miss in zip(grids, missing)]
         self._nan_ok = tuple(int(dom.numeric[j]) for j in range(p1) if missing[j])
         return eps, delta
