@@ -10,7 +10,7 @@ Usage::
     PYTHONPATH=src python benchmarks/bench_memory.py [--n 100000 400000 1000000] [--p 100]
         [--mechanism gauss-pca] [--chunk-rows 50000] [--categorical 0] [--param KEY=VALUE ...]
 
-``--categorical K`` adds K categorical columns of 6 levels cut from the same latent factors, so that
+``--categorical K`` adds K categorical columns of :data:`LEVELS` levels cut from the same latent factors, so that
 gauss-copula's pair tree runs; the table also lists the stages the release reported (one per pass
 over the data, then the writing).
 """
@@ -47,7 +47,11 @@ print(json.dumps({"baseline_mb": base, "peak_mb": hwm(), "stages": stages}))
 """
 
 
-def _generate(path: Path, n: int, p: int, seed: int = 0, categorical: int = 0, levels: int = 6):
+#: Levels of each generated categorical column (``--categorical``).
+LEVELS = 6
+
+
+def _generate(path: Path, n: int, p: int, seed: int = 0, categorical: int = 0, levels: int = LEVELS):
     """``p`` numeric columns in [0, 1] and ``categorical`` columns of ``levels`` levels (latent factors
     cut at their quantiles, so that the columns depend on each other and pairs are worth measuring)."""
     import numpy as np
@@ -74,16 +78,6 @@ def _generate(path: Path, n: int, p: int, seed: int = 0, categorical: int = 0, l
     return names
 
 
-def _param(text: str) -> tuple:
-    key, _, value = text.partition("=")
-    for kind in (int, float):
-        try:
-            return key, kind(value)
-        except ValueError:
-            pass
-    return key, value
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, nargs="+", default=[100_000, 400_000, 1_000_000])
@@ -91,11 +85,13 @@ def main(argv=None):
     ap.add_argument("--mechanism", default="gauss-pca")
     ap.add_argument("--chunk-rows", type=int, default=50_000)
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="a mechanism parameter (an int, a float or text), e.g. pair_rounds=0")
+                    help="a mechanism parameter, read as the CLI's --param is, e.g. pair_rounds=0")
     ap.add_argument("--categorical", type=int, default=0,
-                    help="categorical columns of 6 levels besides the numeric ones (gauss-copula's pair tree runs on them)")
+                    help=f"categorical columns of {LEVELS} levels besides the numeric ones (gauss-copula's pair tree runs on them)")
     a = ap.parse_args(argv)
     import yaml
+
+    from privrelease.cli.common import parse_params
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="privrelease-mem-") as d:
@@ -106,9 +102,9 @@ def main(argv=None):
             schema = d / "schema.yaml"
             schema.write_text(yaml.safe_dump({"columns": {
                 c: {"type": "numeric", "lower": 0.0, "upper": 1.0} if c.startswith("x")
-                else {"type": "categorical", "categories": [str(k) for k in range(6)]} for c in names}}))
+                else {"type": "categorical", "categories": [str(k) for k in range(LEVELS)]} for c in names}}))
             args = {"input": str(data), "schema": str(schema), "out": str(d / f"o{n}.parquet"),
-                    "mechanism": a.mechanism, "chunk_rows": a.chunk_rows, "params": dict(map(_param, a.param))}
+                    "mechanism": a.mechanism, "chunk_rows": a.chunk_rows, "params": parse_params(a.param)}
             t = time.time()
             res = subprocess.run([sys.executable, "-c", CHILD, json.dumps(args)], capture_output=True, text=True,
                                  check=True)
