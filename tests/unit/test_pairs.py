@@ -114,3 +114,17 @@ def test_pair_stage_improves_the_measured_pair():
     tilted = joint(*m.sample(6000), 0, 2)
     copula = joint(*m._sample_copula(6000), 0, 2)
     assert np.abs(tilted - real).sum() < np.abs(copula - real).sum()
+
+
+@pytest.mark.parametrize("missing_rate", [0.0, 0.2, 1.0])
+def test_pair_counts_with_a_numeric_column_that_may_be_missing(missing_rate):
+    """A numeric column declared ``missing: allowed`` goes through the pair pass (with none, some or
+    all of its values missing): its missing leaf is a cell of its own and every record is counted."""
+    X, y = table()
+    rng = np.random.default_rng(3)
+    X[rng.random(len(X)) < missing_rate, 0] = np.nan
+    trees = (NumericTree(0.0, 1.0, missing=True, max_leaves=1024), TREES[1])
+    plan = P.plan_pairs(DOM, trees, len(X), 2, 1.0, 1e-5, "gaussian", 3, 0.3)
+    counts = P.count_pairs(ChunkPasses(lambda: iter([(X, y)])), plan, len(X))
+    for c in counts:
+        assert c.sum() == len(X)

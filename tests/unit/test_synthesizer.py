@@ -126,3 +126,39 @@ def test_in_memory_input_hash_sees_values_columns_and_types_not_the_index():
     changed.loc[1, "a"] = 5
     assert len({h, frame_sha256(changed), frame_sha256(df.rename(columns={"b": "c"})),
                 frame_sha256(df.astype({"a": float}))}) == 4
+
+
+@pytest.mark.parametrize("share", [0.0, 0.15, 1.0])
+def test_default_release_with_a_numeric_column_that_may_be_missing(share):
+    """The default's pair stage runs on a mixed table of a few thousand records whose numeric column
+    is declared ``missing: allowed`` (none, some or all of it missing): the release keeps the schema."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    a = rng.normal(50, 10, n).clip(0, 100)
+    df = pd.DataFrame({
+        "a": a.round(1),
+        "b": (a * 0.5 + rng.normal(0, 5, n)).clip(0, 100).round(0),
+        "c": np.where(a > 50, "hi", "lo"),
+        "d": rng.choice(list("xyz"), n),
+        "e": np.where(a > 45, "p", "q"),
+        "y": np.where(a + rng.normal(0, 10, n) > 50, "yes", "no"),
+    })
+    df.loc[rng.random(n) < share, "a"] = np.nan
+    schema = {"columns": {
+        "a": {"type": "numeric", "lower": 0, "upper": 100, "step": 0.1, "missing": "allowed"},
+        "b": {"type": "numeric", "lower": 0, "upper": 100, "integer": True},
+        "c": {"type": "categorical", "categories": ["hi", "lo"]},
+        "d": {"type": "categorical", "categories": ["x", "y", "z"]},
+        "e": {"type": "categorical", "categories": ["p", "q"]},
+        "y": {"type": "categorical", "categories": ["no", "yes"], "role": "label"},
+    }}
+    syn = Synthesizer(schema, epsilon=1.0, rng=0).fit(df)
+    assert syn.mechanism_.pair_tree_ is not None  # the pair stage ran
+    out = syn.sample(n)
+    assert list(out.columns) == ["a", "b", "c", "d", "e", "y"] and len(out) == n
+    missing = out["a"].isna().mean()
+    assert abs(missing - share) < 0.1
+    assert out["a"].dropna().between(0, 100).all()

@@ -143,7 +143,7 @@ class PairCounter:
     pairs: tuple
 
     def __call__(self, X, y):
-        X = check_encoded(X, self.attributes.p, self.attributes.nan_ok)
+        X = check_encoded(X, self.attributes.p, self.attributes.blocks, self.attributes.nan_ok)
         if self.attributes.n_classes:
             if y is None:
                 raise InputDataError("the pair stage was planned with a label and a chunk has none")
