@@ -221,3 +221,16 @@ def test_report_and_evaluate_outputs_into_a_missing_folder_are_refused(tmp_path,
     code, _, err = run_cli([command, "--example", "adult", str(released), flag, str(target)], capsys)
     _one_line_error(code, err, f"the folder of {flag}", "does not exist")
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_one_record_does_not_change_how_the_others_are_read(tmp_path):
+    """The delimiter comes from the header line alone: a table and its neighbour with one record more
+    are read with the same delimiter (before, a record in the first lines could flip it: below, the
+    added record '1;2' breaks the comma's consistent split and the semicolon won)."""
+    from privrelease.io.tables import csv_options
+
+    rows = ["a;b,c", *["1;2,5"] * 10]
+    d, d2 = tmp_path / "d.csv", tmp_path / "d2.csv"
+    d.write_text("\n".join(rows) + "\n")
+    d2.write_text("\n".join(rows[:3] + ["1;2"] + rows[3:]) + "\n")
+    assert csv_options(d)["sep"] == csv_options(d2)["sep"]

@@ -131,7 +131,7 @@ def input_format(path: str | Path) -> tuple[str, str | None]:
 def csv_options(path: str | Path, sep: str | None = None, encoding: str | None = None) -> dict:
     """``read_csv`` keywords for a CSV file: its compression (from its bytes), its encoding (given, or
     UTF-8; UTF-16 by its byte-order mark) and its delimiter (given, or the one of ``, ; tab |`` that splits
-    its first lines into the same number of fields, the most of them). A header that names a column twice
+    its header into the most fields). A header that names a column twice
     is refused here, before pandas renames the second one."""
     path = Path(path)
     _, compression = input_format(path)
@@ -170,17 +170,21 @@ def _decode_sample(raw: bytes, encoding: str, complete: bool) -> str:
 
 
 def sniff_delimiter(text: str) -> str:
-    """The delimiter of CSV text: of ``, ; tab |``, the one that splits the first lines (up to 50) into the
-    same number of fields, more than one, the most of them; ``,`` when none does.
+    """The delimiter of CSV text: of ``, ; tab |``, the one that splits its header (the first non-empty
+    line) into the most fields, more than one; ``,`` when none does (ties: in that order).
+
+    Only the header is read, never a record: a delimiter guessed from the first records would let one
+    record change how every other record is read (a record that breaks a delimiter's consistent split
+    would flip the choice), and a release must not depend on one record that way.
 
     >>> sniff_delimiter("a;b;c\\n1,5;2;3\\n"), sniff_delimiter("a\\tb\\n1\\t2\\n"), sniff_delimiter("x\\n1\\n")
     (';', '\\t', ',')
     """
-    lines = [ln for ln in text.splitlines()[:50] if ln.strip()]
+    header = next((ln for ln in text.splitlines() if ln.strip()), "")
     best, width = ",", 1
     for d in _DELIMITERS:
-        counts = {len(row) for row in csv.reader(lines, delimiter=d)}
-        if len(counts) == 1 and (w := counts.pop()) > width:
+        w = len(next(csv.reader([header], delimiter=d), []))
+        if w > width:
             best, width = d, w
     return best
 
