@@ -53,7 +53,9 @@ def schema_draft(
     facts = StatedFacts.of(label, _names(numeric), _names(categorical), _names(datetime), _names(integer),
                            _levels(levels))
     if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
-        facts = facts.merged(declared_facts(df))
+        import pyarrow.parquet as pq
+
+        facts = facts.merged(declared_facts(pq.read_schema(input)))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
