@@ -256,3 +256,15 @@ def test_declared_levels_are_the_same_in_both_drafts():
         exact = draft_schema_dict(df, facts=facts)["columns"]["sp"]
     assert exact == dp_draft(df, 1.0, rng=0, facts=facts).schema["columns"]["sp"]
     assert exact["categories"] == ["A", "C", "G", OTHER] and exact["other"] == OTHER
+
+
+def test_a_public_date_range_is_set_as_stated():
+    """Issue 35, item 8: ``--range date=2017-01-01,2017-12-31`` sets a datetime column's bounds (it was refused)."""
+    days = pd.date_range("2017-01-01", periods=3000, freq="2h").strftime("%Y-%m-%d")
+    df = pd.DataFrame({"date": days})
+    d = dp_draft(df, 1.0, rng=0, facts=StatedFacts.of(datetime=["date"]),
+                 ranges={"date": ("2017-01-01", "2017-12-31")})
+    spec = d.schema["columns"]["date"]
+    assert (spec["type"], spec["lower"], spec["upper"]) == ("datetime", "2017-01-01", "2017-12-31")
+    with pytest.raises(ParameterError, match="lo < hi"):
+        dp_draft(df, 1.0, rng=0, facts=StatedFacts.of(datetime=["date"]), ranges={"date": ("2018-01-01", "2017-01-01")})
