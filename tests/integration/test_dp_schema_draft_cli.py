@@ -132,3 +132,26 @@ def test_a_parquet_files_declared_types_are_stated_facts(tmp_path, capsys):
     s = yaml.safe_load(out)
     assert s["provenance"]["stated"] == {"age": "integer", "score": "numeric", "y": "categorical"}
     assert s["columns"]["age"]["integer"] is True and "integer" not in s["columns"]["score"]
+
+
+def test_a_parquet_files_declared_types_do_not_depend_on_its_values(tmp_path, capsys):
+    """Issue 35, item 5: two neighbouring files (one null added) declare the same kinds (pandas would
+    load the int64 column with a null as float64 and the bool one as object)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(0)
+    n = 3000
+    age, flag = rng.integers(20, 71, n).tolist(), rng.choice([True, False], n).tolist()
+    stated = []
+    for with_null in (False, True):
+        a, f = list(age), list(flag)
+        if with_null:
+            a[0], f[0] = None, None
+        path = tmp_path / f"d{int(with_null)}.parquet"
+        pq.write_table(pa.table({"age": pa.array(a, pa.int64()), "flag": pa.array(f, pa.bool_())}), path)
+        code, out, err = run_cli(["schema", "draft", str(path), "--epsilon", "4", "--delta", "1e-6", "--seed", "0"],
+                                 capsys)
+        assert code == 0, err
+        stated.append(yaml.safe_load(out)["provenance"]["stated"])
+    assert stated[0] == stated[1] == {"age": "integer", "flag": "categorical"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import List, Optional
@@ -19,8 +20,9 @@ def schema_draft(
                                             "the draft reads the data and is NOT private."),
     delta: Optional[float] = typer.Option(None, "--delta", help="DP draft: delta for the selection of "
                                           "categorical levels (default min(1e-5, 1/(10 n)))."),
-    range_: List[str] = typer.Option([], "--range", help="DP draft: public range lo,hi of the candidate bounds "
-                                     "(all numeric columns), or COLUMN=lo,hi (repeatable)."),
+    range_: List[str] = typer.Option([], "--range", help="DP draft: the public bounds lo,hi of every numeric "
+                                     "column, or COLUMN=lo,hi (numbers or ISO dates; repeatable): set as "
+                                     "stated, no budget spent on them."),
     quantiles: str = typer.Option("0.01,0.99", "--quantiles", help="DP draft: the quantiles that become the "
                                   "lower and upper bounds."),
     numeric: Optional[str] = typer.Option(None, "--numeric", help="Comma-separated columns that are numeric "
@@ -51,7 +53,9 @@ def schema_draft(
     facts = StatedFacts.of(label, _names(numeric), _names(categorical), _names(datetime), _names(integer),
                            _levels(levels))
     if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
-        facts = facts.merged(declared_facts(df))
+        import pyarrow.parquet as pq
+
+        facts = facts.merged(declared_facts(pq.read_schema(input)))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
@@ -67,6 +71,14 @@ def schema_draft(
     )
     typer.echo("# DRAFT read from the data (not private): review every bound and level before releasing\n"
                + _yaml(d), nl=False)
+
+
+def _range_pair(text: str) -> tuple:
+    """``--range lo,hi``: two numbers, or two ISO dates (kept as text; checked by the draft)."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) == 2 and all(re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", p) for p in parts):
+        return parts[0], parts[1]
+    return number_pair(text, "--range (two numbers or two ISO dates)")
 
 
 def _names(text: Optional[str]) -> list:
@@ -108,7 +120,7 @@ def _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, datas
     ranges = {}
     for item in range_:
         col, _, text = item.rpartition("=")
-        ranges[col or "*"] = number_pair(text, "--range")
+        ranges[col or "*"] = _range_pair(text)
     qs = number_pair(quantiles, "--quantiles")
     if delta is None:
         delta = default_delta(len(df))

@@ -46,7 +46,7 @@ from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, State
                              value_classes, whole_numbers)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_partitions
-from .quantiles import dp_bounds, dp_scaled_bounds, range_grid
+from .quantiles import SCALE_MARGIN, dp_scaled_bounds, range_grid
 
 OTHER = "(other)"
 DEFAULT_QUANTILES = (0.01, 0.99)
@@ -151,6 +151,7 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
     eps = check_epsilon(epsilon, allow_inf=False)
     facts = facts or StatedFacts()
     _check_draft_args(df.columns, facts, quantiles)
+    ranges = _checked_ranges(ranges, df.columns)
     plans = plan_columns(df.columns, facts)
     k = sum(p.spends for p in plans)
     k_cat = sum(p.may_be_categorical for p in plans)
@@ -158,7 +159,7 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
     eps_c = eps / k if k else 0.0
     delta_c = total_delta / k_cat if k_cat else 0.0
     source = make_source(rng)
-    ctx = _Context(len(df), eps_c, delta_c, dict(ranges or {}), tuple(quantiles), source, facts, [])
+    ctx = _Context(len(df), eps_c, delta_c, ranges, tuple(quantiles), source, facts, [])
     columns = {}
     for plan in plans:  # in the table's order: the noise is drawn column by column
         spec = _draft_column(df[plan.name], plan, ctx)
@@ -199,7 +200,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
         eps -= PROFILE_SHARE * eps
         missing = counts.classes[0] > b
-        present = max(ctx.n - counts.classes[0], 0.0)
+        present = float(ctx.n)  # public: the profile's missing count is too noisy to subtract
         if kind is None:
             kind = decide_kind(counts, ctx.n)
         elif kind == "numeric":  # the integer flag, when not stated, is a charged decision
@@ -247,16 +248,27 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, profile: 
     v = as_days(text) if dates else as_numbers(text)
     v = v[np.isfinite(v)]
     r = ctx.ranges.get(name, ctx.ranges.get("*"))
-    if r is not None:
-        lo, hi = dp_bounds(v, eps, range_grid(*r), ctx.source, ctx.quantiles)
+    if r is not None:  # a public range: the bounds as stated, nothing spent on them
+        spec = {"type": "datetime" if dates else "numeric", "lower": r[0], "upper": r[1]}
+        spec.update({"step": "day"} if dates else {"integer": True} if kind == "integer" else {})
+        if missing:
+            spec["missing"] = "allowed"
+        return spec
     else:
         lo, hi, supported = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
-                                             candidates=range_grid if dates else None, present=present)
+                                             candidates=range_grid if dates else None, present=present,
+                                             margin=(0, 0) if dates else SCALE_MARGIN)  # dates: a location
         if not supported:
             ctx.warnings.append(
-                f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot support DP bounds "
-                f"that hold its values; the drafted [{lo:g}, {hi:g}] is a guess: give --range {name}=lo,hi "
-                f"(public), or more epsilon")
+                f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "
+                f"are; no bounds drafted: state them in the schema (public), or give --range {name}=lo,hi, or more "
+                f"epsilon")
+            spec = {"type": "datetime" if dates else "numeric", "lower": None, "upper": None}
+            if kind == "integer":
+                spec["integer"] = True
+            if missing:
+                spec["missing"] = "allowed"
+            return spec
     if dates:
         spec = {"type": "datetime", "lower": iso_day(lo), "upper": iso_day(math.ceil(hi)), "step": "day"}
         if spec["upper"] <= spec["lower"]:
@@ -306,7 +318,7 @@ def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
         "delta": total_delta,
         "per_column": {"epsilon": ctx.eps_c, "delta": ctx.delta_c, "profile_share": PROFILE_SHARE,
                        "scale_share": SCALE_SHARE, "quantiles": list(ctx.quantiles)},
-        "ranges": {k: list(map(float, v)) for k, v in ctx.ranges.items()},
+        "ranges": {k: list(v) for k, v in ctx.ranges.items()},
         "public_facts": "column names, n, the stated kinds below, identifier names, the missing-value spellings",
         "stated": stated,
         "randomness": ctx.source.description,
@@ -328,6 +340,26 @@ def _check_draft_args(columns, facts: StatedFacts, quantiles) -> None:
     lo_q, hi_q = quantiles
     if not (0 <= lo_q < hi_q <= 1):
         raise ParameterError(f"quantiles must satisfy 0 <= lower < upper <= 1, got {quantiles}")
+
+
+def _checked_ranges(ranges, columns) -> dict:
+    """The public ranges ``{column or "*": (lo, hi)}``: two finite numbers, or two ISO dates, lo < hi."""
+    out = {}
+    for name, (lo, hi) in (ranges or {}).items():
+        if name != "*" and name not in set(map(str, columns)):
+            raise ParameterError(f"--range names column '{name}', which is not in the table")
+        if isinstance(lo, str) or isinstance(hi, str):
+            days = as_days(pd.Series([str(lo), str(hi)], dtype=object))
+            if not np.all(np.isfinite(days)):
+                raise ParameterError(f"--range {name}: expects two numbers or two ISO dates, got {lo},{hi}")
+            ok, lo, hi = days[0] < days[1], str(lo), str(hi)
+        else:
+            lo, hi = float(lo), float(hi)
+            ok = math.isfinite(lo) and math.isfinite(hi) and lo < hi
+        if not ok:
+            raise ParameterError(f"--range {name}: needs lo < hi, got {lo},{hi}")
+        out[str(name)] = (lo, hi)
+    return out
 
 
 def _categorical_delta(delta, k_cat: int) -> float:

@@ -126,9 +126,11 @@ def dp_bounds(values, epsilon: float, grid, source, quantiles=(0.01, 0.99)) -> t
 # ---- the scale first: a signed magnitude histogram (as SmartNoise's and Google's approx_bounds) ----
 
 MAGNITUDE_EXPONENTS = range(-10, 43)  # bin edges +-2^-10 .. +-2^42
-SCALE_FALSE_BIN_RATE = 0.01  # the chance that some empty bin clears the threshold
-SCALE_HELD_SHARE = 0.98  # a range holding less of the (noisy) values misses a tail: not supported
 SCALE_SENSITIVITY = 2.0  # L1: one record replaced moves one bin count down by 1 and one up by 1
+SCALE_FALSE_BIN_RATE = 0.001  # the chance that some empty bin widens the range
+SCALE_STEP_RATE = 0.05  # the chance that a run grows from its end into a given empty bin
+SCALE_HELD_SHARE = 0.9  # a range holding less of the (noisy) values is not supported: no bound
+SCALE_MARGIN = (2, 2)  # octaves added to the range towards 0 and away from 0 (tails too thin for their bins)
 MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
 
 
@@ -150,48 +152,88 @@ def magnitude_counts(values) -> np.ndarray:
     return np.bincount(idx, minlength=edges.size - 1).astype(np.float64)
 
 
-def scale_threshold(epsilon: float) -> float:
-    """The noisy count a magnitude bin must exceed: ``b ln(bins / (2 r))`` with ``b = 2/epsilon``, so that the
-    chance of any empty bin clearing it is at most ``r`` (:data:`SCALE_FALSE_BIN_RATE`)."""
-    bins = magnitude_edges().size - 1
-    return (SCALE_SENSITIVITY / float(epsilon)) * math.log(bins / (2.0 * SCALE_FALSE_BIN_RATE))
-
-
-def approx_range(values, epsilon: float, source, present: float | None = None) -> tuple[float, float, bool]:
-    """An epsilon-DP range of the magnitude bins that hold the values: ``(lo, hi, supported)``.
+def noisy_magnitudes(values, epsilon: float, source) -> tuple[np.ndarray, float]:
+    """The epsilon-DP magnitude histogram of ``values`` and its Laplace scale ``b = 2 / epsilon``.
 
     Notes
     -----
-    The histogram of :func:`magnitude_counts` gets Laplace noise of scale ``2/epsilon`` in
-    every bin: replacing one record moves one count down by 1 and one up by 1 (L1
-    sensitivity 2), so the noisy histogram is epsilon-DP, and everything below is
-    post-processing. The range runs from the lowest to the highest bin whose noisy count
-    exceeds :func:`scale_threshold`; ``supported`` is False when that range holds, give or take
-    one standard deviation of its noise, less than :data:`SCALE_HELD_SHARE` of ``present`` (a DP
-    estimate of the present values, else the noisy total): a tail too thin for its bins to
-    clear the threshold, e.g. the non-zero values of a mostly-zero column; and when no bin clears it
-    (too little budget for n), in which case the range is the bin of the largest noisy count
-    with its two neighbours. See docs/derivations.md.
+    Replacing one record moves one count of :func:`magnitude_counts` down by at most 1 and one
+    up by at most 1 (a value replaced by a missing one only takes one down): L1 sensitivity 2,
+    so Laplace noise of scale ``2 / epsilon`` in every bin is epsilon-DP. This is the only
+    access to the values; :func:`magnitude_range` is post-processing. See docs/derivations.md.
     """
     edges = magnitude_edges()
-    noisy, _ = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
-    keep = np.flatnonzero(noisy > scale_threshold(epsilon))
-    if keep.size:
-        inside = np.zeros(noisy.size, dtype=bool)
-        inside[keep[0]:keep[-1] + 1] = True
-        total = noisy.sum() if present is None else float(present)
-        # the values outside the range, give or take one standard deviation of their noise
-        outside = total - noisy[inside].sum()
-        std = (SCALE_SENSITIVITY / float(epsilon)) * math.sqrt(2.0 * (inside.sum() if present else (~inside).sum()))
-        supported = bool(outside - std <= (1.0 - SCALE_HELD_SHARE) * total)
-        lo, hi = float(edges[keep[0]]), float(edges[keep[-1] + 1])
+    noisy, b = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
+    return np.asarray(noisy, dtype=np.float64), float(b)
+
+
+def laplace_threshold(b: float, rate: float, bins: int = 1) -> float:
+    """The noisy count that an empty bin exceeds with probability ``rate / bins``: ``b ln(bins / (2 rate))``
+    (``P[Lap(b) > t] = exp(-t / b) / 2``); with ``bins`` bins, some empty one does with probability at most ``rate``."""
+    return float(b) * math.log(bins / (2.0 * rate))
+
+
+def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tuple[float, float, bool]:
+    """The range of the values read from their noisy magnitude histogram (post-processing): ``(lo, hi, supported)``.
+
+    *Runs*: maximal runs of neighbouring bins whose noisy counts exceed
+    ``laplace_threshold(b, SCALE_STEP_RATE)``, split at the zero bin (a run never crosses 0). A
+    run is *kept* when its noisy count exceeds ``laplace_threshold(b, SCALE_FALSE_BIN_RATE,
+    bins)``, so that an empty bin starts a kept run in at most 0.1 % of drafts; the zero bin
+    (named in advance, and harmless when kept: a bound of 0) is kept when it exceeds the run
+    threshold. The range runs from the lowest to the highest kept bin. It is *supported* when
+    its noisy count, plus one standard deviation of its noise, holds at least
+    :data:`SCALE_HELD_SHARE` of ``present``; else ``(nan, nan, False)``: the budget cannot tell
+    where the values are, and no bound is written. A supported range is widened by
+    ``margin`` octaves (towards 0, away from 0; :data:`SCALE_MARGIN`) at each end (tails too thin
+    for their bins to show); an end within ``2^margin[0]`` of 0 on the side of 0 becomes 0.
+
+    >>> h = np.zeros(105); h[[63, 64, 65]] = 1000.0  # [1, 8)
+    >>> magnitude_range(h, 10.0, 3000.0)
+    (0.0, 32.0, True)
+    >>> magnitude_range(h, 10.0, 6000.0)[2]  # half of the values are not in the range
+    False
+    """
+    h = np.asarray(noisy, dtype=np.float64)
+    edges, zero = magnitude_edges(), h.size // 2
+    above = h > laplace_threshold(b, SCALE_STEP_RATE)
+    kept = np.zeros(h.size, dtype=bool)
+    kept[zero] = above[zero]
+    runs, start = [], None
+    for k in range(h.size + 1):  # the runs, split at the zero bin
+        if start is not None and (k == h.size or not above[k] or k == zero):
+            runs.append((h[start:k].sum(), start, k))
+            start = None
+        if k < h.size and k != zero and above[k] and start is None:
+            start = k
+    for mass, a, c in runs:
+        if mass > laplace_threshold(b, SCALE_FALSE_BIN_RATE, h.size):
+            kept[a:c] = True
+    if not kept.any():
+        return math.nan, math.nan, False
+    i, j = int(np.flatnonzero(kept)[0]), int(np.flatnonzero(kept)[-1])
+    held = h[i:j + 1].sum() + b * math.sqrt(2.0 * (j - i + 1))  # give or take one standard deviation
+    if held < SCALE_HELD_SHARE * float(present):
+        return math.nan, math.nan, False
+    inward, outward = (2.0 ** m for m in margin)
+    lo = edges[i] * outward if i < zero else (0.0 if i == zero or edges[i] <= inward else edges[i] / inward)
+    if j > zero:
+        hi = edges[j + 1] * outward
     else:
-        top = int(np.argmax(noisy))
-        lo, hi, supported = float(edges[max(top - 1, 0)]), float(edges[min(top + 2, edges.size - 1)]), False
-    zero = float(edges[edges.size // 2])  # the bin around 0 is (-zero, zero): its outer edges read as 0
-    lo = 0.0 if lo == -zero else lo
-    hi = 0.0 if hi == zero and lo < 0 else hi
-    return lo, hi, supported
+        hi = 1.0 if i == zero else (0.0 if j == zero or -edges[j + 1] <= inward else edges[j + 1] / inward)
+    return float(lo), float(hi), True
+
+
+def approx_range(values, epsilon: float, source, present: float | None = None,
+                 margin=SCALE_MARGIN) -> tuple[float, float, bool]:
+    """An epsilon-DP range of the values: ``(lo, hi, supported)`` (``nan`` bounds when not supported).
+
+    :func:`noisy_magnitudes` (the measurement) then :func:`magnitude_range` (post-processing);
+    ``present`` is a DP (or public) estimate of how many values there are, else the noisy total.
+    See docs/derivations.md.
+    """
+    noisy, b = noisy_magnitudes(values, epsilon, source)
+    return magnitude_range(noisy, b, noisy.sum() if present is None else float(present), margin)
 
 
 def outer_edges(lo: float, hi: float) -> tuple[float, float]:
@@ -216,11 +258,11 @@ def readable_grid(lo: float, hi: float) -> np.ndarray:
 
 
 def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), scale_share: float = 0.4,
-                     n: int | None = None, candidates=None, present: float | None = None):
+                     n: int | None = None, candidates=None, present: float | None = None, margin=SCALE_MARGIN):
     """Bounds in two steps, epsilon-DP in total: :func:`approx_range` with ``scale_share * epsilon``,
     then :func:`dp_bounds` over the readable candidates of that range (and the next magnitude
     edge on each side, and 0) with the rest. ``candidates(lo, hi)`` replaces the readable
-    candidates (e.g. evenly spaced days for dates); ``present`` goes to :func:`approx_range`.
+    candidates (e.g. evenly spaced days for dates); ``present`` and ``margin`` go to :func:`approx_range`.
 
     When the quantiles cannot tell candidates apart (``epsilon_q min(q, 1 - q) n / 2`` below
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
@@ -230,8 +272,10 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     n = len(values) if n is None else int(n)
     eps_q = (1.0 - scale_share) * epsilon / 2
     if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < MIN_QUANTILE_SIGNAL:
-        return approx_range(values, epsilon, source, present)
-    a, b, supported = approx_range(values, scale_share * epsilon, source, present)
+        return approx_range(values, epsilon, source, present, margin)
+    a, b, supported = approx_range(values, scale_share * epsilon, source, present, margin)
+    if not supported:  # no bound: the quantiles' share is left unspent
+        return a, b, supported
     # the threshold is strict, so the bins at the ends of the data often miss it: one candidate
     # further out on each side (the next edge), not a whole bin of candidates beyond the data,
     # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from ..errors import SchemaError, option, shorten
+from ..errors import SchemaError, option, shorten, shorten_list
 from .precision import grid_range
 
 ROLES = (None, "feature", "label", "target")
@@ -236,6 +236,12 @@ class Schema:
             items = list(raw.items())
         else:
             raise SchemaError("the schema needs a 'columns' mapping of column name -> spec")
+        unbounded = [str(n) for n, spec in items if isinstance(spec, Mapping) and spec.get("type") in
+                     ("numeric", "datetime") and (spec.get("lower") is None or spec.get("upper") is None)]
+        if unbounded:
+            raise SchemaError(f"column(s) {shorten_list(unbounded, len(unbounded))} have no bounds: state 'lower' and 'upper' for "
+                              f"each (public knowledge; a DP draft leaves them empty where its budget could not "
+                              f"tell where the values are)")
         cols = [_column_from_dict(str(n), spec) for n, spec in items]
         na = d.get("na_values", ())
         if isinstance(na, str):

@@ -251,19 +251,21 @@ class StatedFacts:
                            self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels)
 
 
-def declared_facts(df: pd.DataFrame) -> StatedFacts:
-    """The kinds a typed file (Parquet) declares: integer, float, date/time and boolean columns
-    (text columns declare nothing). Only for files whose types are declared, never for types
-    a reader inferred from the values (as a CSV reader does)."""
+def declared_facts(arrow_schema) -> StatedFacts:
+    """The kinds a typed file (Parquet) declares in its Arrow schema: integer, float, date/time and
+    boolean columns (text columns declare nothing). Read from the file's schema, never from loaded
+    values: a pandas dtype depends on the values (an int64 column with one null loads as float64)."""
+    import pyarrow.types as pat
+
     kinds: dict = {"numeric": [], "categorical": [], "datetime": [], "integer": []}
-    for name in df.columns:
-        s = df[name]
-        if pd.api.types.is_bool_dtype(s):
-            kinds["categorical"].append(name)
-        elif pd.api.types.is_integer_dtype(s):
-            kinds["integer"].append(name)
-        elif pd.api.types.is_float_dtype(s):
-            kinds["numeric"].append(name)
-        elif pd.api.types.is_datetime64_any_dtype(s):
-            kinds["datetime"].append(name)
+    for f in arrow_schema:
+        t = f.type
+        if pat.is_boolean(t):
+            kinds["categorical"].append(f.name)
+        elif pat.is_integer(t):
+            kinds["integer"].append(f.name)
+        elif pat.is_floating(t) or pat.is_decimal(t):
+            kinds["numeric"].append(f.name)
+        elif pat.is_timestamp(t) or pat.is_date(t):
+            kinds["datetime"].append(f.name)
     return StatedFacts.of(**kinds)
