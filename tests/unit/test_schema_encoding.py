@@ -82,7 +82,7 @@ def test_wrong_type_and_missing_column(small_schema, small_df):
 @pytest.mark.parametrize("bad, msg", [
     ({"columns": {}}, "no columns"),
     ({"columns": {"a": {"type": "numeric", "lower": 1, "upper": 0}}}, "smaller than upper"),
-    ({"columns": {"a": {"type": "numeric", "lower": 0}}}, "needs 'upper'"),
+    ({"columns": {"a": {"type": "numeric", "lower": 0}}}, "have no bounds"),
     ({"columns": {"a": {"type": "text"}}}, "type must be"),
     ({"columns": {"a": {"type": "categorical", "categories": ["x", "x"]}}}, "duplicated"),
     ({"columns": {"a": {"type": "numeric", "lower": 0, "upper": 1, "lowr": 0}}}, "unknown keys"),
