@@ -8,7 +8,7 @@ its 1 %..99 % range. Data (none of them Adult or diabetes130): census_income_kdd
 sampled), communities_crime (1,994), gfe (30,000 sampled), and two generated columns.
 
 Run: ``nice python benchmarks/bench_draft_bounds.py`` (about 3 minutes); the table is in
-docs/results/dp-draft.md.
+docs/history/dp-draft.md.
 """
 
 from __future__ import annotations

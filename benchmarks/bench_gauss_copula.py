@@ -1,11 +1,11 @@
-"""Benchmarks of the gauss-copula release (numbers reported in docs/results/mixed-default.md).
+"""Benchmarks of the gauss-copula release (numbers reported in docs/history/mixed-default.md).
 
 Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data sets)::
 
     PYTHONPATH=src python benchmarks/bench_gauss_copula.py tune     # census_kdd, gas_drift, musk2 only
     PYTHONPATH=src python benchmarks/bench_gauss_copula.py report   # adult, diabetes130, hapt: 3 seeds
 
-``tune`` writes ``benchmarks/results/gauss_copula_tune.jsonl`` (one line per configuration
+``tune`` writes ``docs/history/tuning-logs/gauss_copula_tune.jsonl`` (one line per configuration
 and data set, appended); ``report`` writes ``benchmarks/results/gauss_copula_report.json``.
 epsilon = 1, delta = min(1e-5, 0.1 / n), seeded noise (reproducible experiments).
 The defaults were chosen on census_kdd, gas_drift and musk2; Adult, diabetes130 and HAPT
@@ -22,6 +22,7 @@ from pathlib import Path
 from privrelease.experiments import mixed_tables as mt
 
 OUT = Path(__file__).resolve().parent / "results"
+LOGS = Path(__file__).resolve().parents[1] / "docs" / "history" / "tuning-logs"
 TUNE_SETS = ("census_kdd", "gas_drift", "musk2")
 TUNE_LOAD = {"census_kdd": {"max_train": 20_000}}  # 20,000 training rows keep the grid affordable
 REPORT_SETS = ("adult", "diabetes130", "hapt")
@@ -37,7 +38,7 @@ def _runs(name, data, mechanism, seeds, **params):
 def tune(sets=TUNE_SETS, seeds=(0,), grid=GRID):
     OUT.mkdir(exist_ok=True)
     keys = list(grid)
-    with open(OUT / "gauss_copula_tune.jsonl", "a") as f:
+    with open(LOGS / "gauss_copula_tune.jsonl", "a") as f:
         for name in sets:
             data = mt.LOADERS[name](0, **TUNE_LOAD.get(name, {}))
             for values in itertools.product(*(grid[k] for k in keys)):

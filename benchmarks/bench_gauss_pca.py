@@ -1,4 +1,4 @@
-"""Benchmarks of the gauss-pca release (numbers reported in docs/results/gauss-pca.md).
+"""Benchmarks of the gauss-pca release (numbers reported in docs/history/gauss-pca.md).
 
 Usage (from the repository root)::
 

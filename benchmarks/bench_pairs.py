@@ -1,4 +1,4 @@
-"""Benchmark of gauss-copula's pair stage (numbers in docs/results/mixed-pairs.md).
+"""Benchmark of gauss-copula's pair stage (numbers in docs/history/mixed-pairs.md).
 
 Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data sets)::
 
@@ -12,7 +12,7 @@ constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts``, 
 :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
 3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
 duplicated released records, and the release's CPU time. Lines are appended to ``--out``
-(default ``benchmarks/results/pairs_tune.jsonl``). Only the tuning tables (census_kdd, its Adult-shaped cut census_small, gas_drift, musk2)
+(default ``docs/history/tuning-logs/pairs_tune.jsonl``). Only the tuning tables (census_kdd, its Adult-shaped cut census_small, gas_drift, musk2)
 are meant to choose settings.
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-OUT = Path(__file__).resolve().parent / "results" / "pairs_tune.jsonl"
+OUT = Path(__file__).resolve().parents[1] / "docs" / "history" / "tuning-logs" / "pairs_tune.jsonl"
 
 
 def tvd_3way_label(real, released, schema, label, bins=10) -> float:

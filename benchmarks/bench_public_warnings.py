@@ -5,7 +5,7 @@ Samples of n records of the bundled Adult table (11 columns) are released with t
 mechanism at several epsilons (3 seeds each); for each (n, epsilon) the script prints the rule's
 tau = mean cells x d / (epsilon n), the mean 1-way TVD of the releases (20 bins per numeric column,
 as ``evaluate``) and, for scale, the 1-way TVD of a bootstrap resample of the sample (no noise).
-The numbers are in docs/results/public-warnings.md.
+The numbers are in docs/history/public-warnings.md.
 
 Usage::
 

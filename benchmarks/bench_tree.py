@@ -1,4 +1,4 @@
-"""Per-column fidelity of gauss-copula's numeric columns (the numbers in docs/results/numeric-trees.md).
+"""Per-column fidelity of gauss-copula's numeric columns (the numbers in docs/history/numeric-trees.md).
 
     PYTHONPATH=src python benchmarks/bench_tree.py tune      # census_kdd, generated tables: the grid
     PYTHONPATH=src python benchmarks/bench_tree.py report    # adult, diabetes130: 3 seeds, defaults
@@ -9,7 +9,7 @@ value is 0), the largest gap between the real and released share of a real atom 
 at least 1 % of the records), and the share of released values at a bound where the real data has
 none. Released values are compared at the column's resolution. ``report`` adds the benchmark's
 1-way TVD and train-on-release scores (:func:`privrelease.experiments.mixed_tables.measure`) and
-the release's CPU time. Raw results: ``benchmarks/results/tree_{tune,report}.jsonl`` (appended).
+the release's CPU time. Raw results: ``docs/history/tuning-logs/tree_{tune,report}.jsonl`` (appended).
 Defaults were chosen on census_kdd and the generated tables only; Adult and diabetes130 are
 measured, not tuned on.
 """
@@ -30,7 +30,7 @@ from privrelease.experiments import mixed_tables as mt
 from privrelease.release import release
 from privrelease.schema import Schema
 
-OUT = Path(__file__).resolve().parent / "results"
+OUT = Path(__file__).resolve().parents[1] / "docs" / "history" / "tuning-logs"
 
 
 def generated(seed=0, n=20000):

@@ -1,4 +1,4 @@
-"""Where the default's 2-way TVD differs from a peer's, pair by pair (numbers in docs/results/mixed-pairs.md).
+"""Where the default's 2-way TVD differs from a peer's, pair by pair (numbers in docs/history/mixed-pairs.md).
 
 Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data sets)::
 

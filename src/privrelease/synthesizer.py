@@ -3,7 +3,7 @@
 >>> from privrelease import Synthesizer
 >>> from privrelease.datasets import load_example
 >>> df, schema = load_example("adult")
->>> syn = Synthesizer(schema, mechanism="jiang-lda", epsilon=1.0, rng=0).fit(df[schema.names].head(2000))
+>>> syn = Synthesizer(schema, epsilon=1.0, rng=0).fit(df[schema.names].head(2000))   # the default, gauss-copula
 >>> out = syn.sample(5)
 >>> list(out.columns) == schema.names, len(out), syn.certificate_.epsilon
 (True, 5, 1.0)

@@ -146,6 +146,18 @@ def test_installed_entry_point_help():
     assert r.returncode == 0 and "release" in r.stdout
 
 
+def test_help_leads_with_the_default_and_the_release_workflow(capsys):
+    """``privrelease --help`` says what the tool does, names the default mechanism, and lists the
+    commands of a release (release first; schema, evaluate, report, ledger) before the papers' own."""
+    code, out, _ = run_cli(["--help"], capsys)
+    text = " ".join(out.split())
+    assert code == 0 and "gauss-copula" in text and "differential privacy" in text
+    commands = " ".join(out[out.index("Commands"):].replace("│", " ").split())
+    workflow = [commands.index(f" {name} ") for name in ("release", "schema", "evaluate", "report", "ledger")]
+    papers = [commands.index(f" {name} ") for name in ("reproduce", "perturb", "distributional-privacy")]
+    assert workflow[0] == min(workflow) and max(workflow) < min(papers), out
+
+
 def test_reproduce_list_and_fig1(tmp_path, capsys):
     code, out, _ = run_cli(["reproduce", "--list"], capsys)
     assert "jiang-fig1" in out

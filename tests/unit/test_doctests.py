@@ -1,4 +1,4 @@
-"""Run the docstring examples of every module of the installed package."""
+"""Run the docstring examples of the package and of every module in it."""
 
 import doctest
 import importlib
@@ -8,7 +8,8 @@ import pytest
 
 import privrelease
 
-MODULES = sorted(m.name for m in pkgutil.walk_packages(privrelease.__path__, "privrelease."))
+# the package itself first (its docstring is the front door: ``help(privrelease)``), then every module
+MODULES = ["privrelease", *sorted(m.name for m in pkgutil.walk_packages(privrelease.__path__, "privrelease."))]
 
 
 @pytest.mark.parametrize("name", MODULES)

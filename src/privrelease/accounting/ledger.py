@@ -156,6 +156,8 @@ class Ledger:
     timeout : float
         Seconds a process waits for another one's write lock before failing.
 
+    Notes
+    -----
     A Ledger object holds only the path: every method opens and closes its own
     connection, so one object can be shared by threads and forked processes.
     """

@@ -21,28 +21,33 @@ from .common import STATE
 app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
-    help="privrelease: release a sensitive table with a stated privacy guarantee.\n\n"
+    help="privrelease: release a sensitive table as synthetic records with a differential privacy guarantee, "
+    "a certificate that states it, and a budget ledger.\n\n"
+    "The default mechanism, gauss-copula, releases DP one-way histograms of every column on cells from the "
+    "schema, a Gaussian copula and a privately chosen tree of measured column pairs (`privrelease mechanisms` "
+    "lists the others).\n\n"
     "Start with: privrelease release --example adult --epsilon 1 --out released.csv --certificate cert.json",
 )
 schema_app = typer.Typer(no_args_is_help=True, help="Draft and check schemas (the public description of a table).")
 ledger_app = typer.Typer(no_args_is_help=True, help="Inspect and manage a privacy-budget ledger (SQLite file).")
 
-# The commands, in the order `privrelease --help` lists them.
+# The commands: a release's workflow (typer lists the schema and ledger groups after the commands), then
+# the papers' in a panel of their own.
 app.command()(cmd_release.release)
-app.command()(cmd_release.mechanisms)
 app.add_typer(schema_app, name="schema")
 schema_app.command("draft")(cmd_schema.schema_draft)
 schema_app.command("check")(cmd_schema.schema_check)
-app.command()(cmd_papers.reproduce)
-app.command("distributional-privacy")(cmd_papers.distributional_privacy)
-app.command()(cmd_perturb.perturb)
+app.command("evaluate")(cmd_quality.evaluate_cmd)
+app.command()(cmd_quality.report)
 app.add_typer(ledger_app, name="ledger")
 ledger_app.command("show")(cmd_ledger.ledger_show)
 ledger_app.command("declare")(cmd_ledger.ledger_declare)
 ledger_app.command("cancel")(cmd_ledger.ledger_cancel)
-app.command()(cmd_quality.report)
-app.command("evaluate")(cmd_quality.evaluate_cmd)
-
+app.command()(cmd_release.mechanisms)
+PAPERS = "The papers' mechanisms"  # a panel of its own, after the release's commands
+app.command(rich_help_panel=PAPERS)(cmd_papers.reproduce)
+app.command("distributional-privacy", rich_help_panel=PAPERS)(cmd_papers.distributional_privacy)
+app.command(rich_help_panel=PAPERS)(cmd_perturb.perturb)
 
 def _print_version(value: bool):
     if value:

@@ -11,7 +11,7 @@ Used to propose numeric bounds without reading them off the data
 
 Quantiles over the whole wide grid alone (2,881 candidates from -9.9e12 to 9.9e12) are useless
 at small budgets: every candidate beyond the data scores about ``-q n`` and there are
-thousands of them (measured in docs/results/dp-draft.md).
+thousands of them (measured in docs/history/dp-draft.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """PCA-Gauss (Chanyaswad, Liu, Mittal; seed 002): Tables II-IV and Figure 1 on the project's data.
 
-Substitutions (the paper's data sets are not available; see docs/results/pca-gauss.md):
+Substitutions (the paper's data sets are not available; see docs/history/pca-gauss.md):
 
 * clustering (Table II): GFE with 16 of 18 videos (23,572 frames, 300 coordinates);
 * classification (Table III): the derived HAPT window features (206 features; binary

@@ -63,7 +63,7 @@ QUICK = {"repetitions": 1, "cv": 3, "grid": {"C": [1.0, 10.0], "gamma": [0.1, 1.
 QUICK_METHODS = ["Full-Dimensional", "DCA", "JUPA r=1, r'=1", "JUPA r=10000, r'=10000"]
 # full-size runs: ``protocol="paper"`` is sec. V-B as written (15 repetitions, 10-fold CV over
 # C, gamma in 10^-3..10^3); ``protocol="fast"`` (the default of the committed results, see
-# docs/results/zhuang.md) keeps the sample sizes, K, the MMD settings and all 14 rows but uses
+# docs/history/zhuang.md) keeps the sample sizes, K, the MMD settings and all 14 rows but uses
 # 5 repetitions and a 5-fold search over a 4 x 3 grid, which the paper's grid search almost
 # always lands in, so that a table fits in tens of minutes on two cores.
 PROTOCOLS = {

@@ -16,7 +16,7 @@ Budget rule
     so its released distribution is off by about ``tau = k sigma / (2 n) = k d / (epsilon n)`` in
     total variation from the noise alone. With k the mean over the columns: warn when tau > 0.1,
     and name the epsilon that brings it to 0.1. Measured on samples of the Adult table with the
-    default mechanism (docs/results/public-warnings.md): releases with tau > 0.1 had a 1-way TVD of
+    default mechanism (docs/history/public-warnings.md): releases with tau > 0.1 had a 1-way TVD of
     0.27 to 0.71; with tau <= 0.043, 0.007 to 0.17.
 
 Label rule

@@ -138,7 +138,7 @@ def check_engine(engine: str, scheduler: str | None, workers: int | None):
 # thresholds (glibc's largest mmap threshold) temporaries are reused from the heap as in an
 # ordinary process: on 10^7 x 50 rows gauss-copula's CPU per row-pass on Dask fell from 2.5-2.9x
 # the local engine's to 1.0-1.3x (one worker: 94 s against 227-247 s) for 3-8% more peak memory
-# per worker (1.10-1.15 against 1.04-1.09 GB; docs/results/dask.md). As in Dask, a variable
+# per worker (1.10-1.15 against 1.04-1.09 GB; docs/history/dask.md). As in Dask, a variable
 # already set in the environment wins. Set the same variables in the workers' environment of an
 # existing cluster (``--scheduler``) for the same effect.
 WORKER_MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": str(32 * 2**20), "MALLOC_TRIM_THRESHOLD_": str(32 * 2**20)}

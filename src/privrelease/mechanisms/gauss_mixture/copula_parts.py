@@ -29,7 +29,7 @@ from ..base import check_one_hot
 #: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
 #: ... of what the pair tree leaves, when the tree is on (chosen on census_income_kdd at 20,000 and 66,508
-#: records, docs/results/mixed-pairs.md): the tree carries the categorical pairs the mixture carried.
+#: records, docs/history/mixed-pairs.md): the tree carries the categorical pairs the mixture carried.
 TREE_MARGINAL_SHARE = 0.8
 #: ... and on a table whose one-way histograms the noise dominates anyway (``auto_marginal_share``).
 NOISY_MARGINAL_SHARE = 0.3
@@ -44,7 +44,7 @@ DEFAULT_THRESHOLD = 0.0
 #: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture. At L = 2 (4.6 % of
 #: scores clipped) a numeric coordinate has about 1.8 times the spread it has at L = 4, so the
 #: mixture's noise (the same on every coordinate) hides less of the numeric columns' dependence:
-#: chosen on census_income_kdd, gas_drift and musk2 (docs/results/latent-scale.md).
+#: chosen on census_income_kdd, gas_drift and musk2 (docs/history/latent-scale.md).
 LATENT_BOUND = 2.0
 #: Nodes of a numeric column's one-hot block in the mixture (``coarse_cells``; 0: none): the finest grid with at
 #: most this many (12: the same as the pair cells, so the tree can decode the column on its block).
@@ -105,7 +105,7 @@ def auto_marginal_share(domain, n: int, epsilon: float, n_classes: int, share, t
 
     On gas_drift and musk2 (tau 0.55 and 0.72: 128 and 166 numeric columns) a share of 0.3 raised
     train-on-release scores by 2 to 12 points and cost 0.03-0.04 of 1-way TVD, which the noise had
-    already put above 0.13; census_income_kdd (tau 0.03) keeps 0.55 (docs/results/mixed-default.md)."""
+    already put above 0.13; census_income_kdd (tau 0.03) keeps 0.55 (docs/history/mixed-default.md)."""
     if share != "auto":
         return float(share)
     cells = NOISY_NUMERIC_CELLS * domain.p1 + sum(b - a for a, b in domain.blocks) + int(n_classes)

@@ -35,7 +35,7 @@ DEFAULT_SPLIT_SIGMAS = 3.0
 #: depth kept; the same as the pair cells): a whole age in 12 nodes of 8 years rather than 6 of 16, so
 #: that summaries coarser than a year sum fewer noisy leaves. Not for deeper trees, whose finer
 #: coarsest level spreads each class's noise over more of the tail's empty nodes (chosen on census_small
-#: and census_kdd, docs/results/mixed-pairs.md, "Finer coarse levels"). None: the branching alone.
+#: and census_kdd, docs/history/mixed-pairs.md, "Finer coarse levels"). None: the branching alone.
 TOP_NODES = 12
 #: Leaves of all numeric columns and classes together held by the counting pass (memory flat in n).
 TOTAL_LEAVES = 2 ** 22
@@ -46,7 +46,7 @@ MIN_LEAVES = 2 ** 10
 #: every node of a measured level above the leaves cut into this many parts of equally many children
 #: (when it divides the branching; 1: none). Public geometry, nothing more is measured. Trees are built
 #: with this; gauss-copula's pair tree halves them (2) where its measurements are precise
-#: (:data:`~.pair_tree.HALF_MAX_NOISE`; docs/results/mixed-pairs.md, "Halved nodes").
+#: (:data:`~.pair_tree.HALF_MAX_NOISE`; docs/history/mixed-pairs.md, "Halved nodes").
 GRID_PARTS = 1
 
 

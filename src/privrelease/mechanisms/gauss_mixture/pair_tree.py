@@ -30,7 +30,7 @@ their relation the linear mixture holds. The tree stage measures such relations 
    attribute (in the tree's decoding order) has no second parent yet, scored against the tree model's
    own counts; a child with two measured parents is decoded within (class, parent, second parent)
    groups, its quotas from both conditionals (:func:`joint_quotas`). Chosen on census_small and
-   census_income_kdd (``docs/results/mixed-pairs.md``, "Second parents").
+   census_income_kdd (``docs/history/mixed-pairs.md``, "Second parents").
 
 Privacy: the same selection and measurement as the pair stage (``docs/derivations.md``); the tree
 restriction, the estimation and the decoding read released values only.
@@ -59,7 +59,7 @@ TREE_PAIR_SHARE = 0.2
 PRIOR_SHARE = 0.05
 #: "auto" rounds: the stage is off when the expected noise of a measured pair, in total variation
 #: (:func:`tree_noise`), is above this. On census_income_kdd (41 columns, the histograms at 0.8 with
-#: the tree, docs/results/mixed-pairs.md) the tree lowered the 2-way TVD by 9 % at n = 10,000 (noise
+#: the tree, docs/history/mixed-pairs.md) the tree lowered the 2-way TVD by 9 % at n = 10,000 (noise
 #: 0.57, 6 seeds) and 7,500 (0.76) and raised it by 4 % at 5,000 (1.13). (With the histograms at 0.55 it
 #: had changed nothing at 10,000, hence 0.4 before.)
 TREE_MAX_NOISE = 0.8
@@ -75,7 +75,7 @@ SECOND_MAX_NOISE = 0.2
 #: The numeric columns' measured nodes halved for the tree and the node blocks
 #: (:meth:`~.copula_tree.NumericTree.set_grid_parts`) when the stage's noise yardstick with them is at most
 #: this (0: never). census_small at 60,000 / 30,000 / 10,000 records (yardstick 0.013 / 0.026 / 0.079):
-#: 2-way TVD -15 % / -8 % / +2.5 %; census_income_kdd at 20,000 (0.34): +3.5 % (docs/results/mixed-pairs.md).
+#: 2-way TVD -15 % / -8 % / +2.5 %; census_income_kdd at 20,000 (0.34): +3.5 % (docs/history/mixed-pairs.md).
 HALF_MAX_NOISE = 0.04
 
 
