@@ -29,7 +29,7 @@ def report(
                                    "as evaluate prints them (--no-sdmetrics: faster on wide tables)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace an existing --out file."),
 
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: found from the header line "
                                       "among , ; tab |; 'tab' or '\\t' for a tab)."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
@@ -82,7 +82,7 @@ def evaluate_cmd(
     no_sdmetrics: bool = typer.Option(False, "--no-sdmetrics", help="Skip the SDMetrics quality report (slow on "
                                                                       "wide tables)."),
 
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: found from the header line "
                                       "among , ; tab |; 'tab' or '\\t' for a tab)."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):

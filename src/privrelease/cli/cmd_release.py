@@ -46,7 +46,7 @@ def release(
         False, "--accept-distributional-privacy",
         help="Acknowledge that the mechanism gives distributional privacy, not differential privacy."),
 
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: found from the header line "
                                       "among , ; tab |; 'tab' or '\\t' for a tab)."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):

@@ -38,7 +38,7 @@ def schema_draft(
                                          "for the dataset at its first use of the ledger."),
     seed: Optional[int] = typer.Option(None, "--seed", help="DP draft: seeded noise (NOT for real use)."),
 
-    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: sniffed from the first lines "
+    sep: Optional[str] = typer.Option(None, "--sep", help="CSV delimiter (default: found from the header line "
                                       "among , ; tab |; 'tab' or '\\t' for a tab)."),
     encoding: Optional[str] = typer.Option(None, "--encoding", help="CSV text encoding (default UTF-8), e.g. latin-1."),
 ):
