@@ -108,13 +108,19 @@ def main(argv=None):
         constrained = Schema.from_dict({"columns": columns, "constraints": constraints})
     cut = len(df) * 4 // 5
     real, test = df.iloc[:cut].reset_index(drop=True), df.iloc[cut:].reset_index(drop=True)
+    Synthesizer(plain, epsilon=args.epsilon, rng=0).fit(real.head(2000))  # compile the numba kernels before timing
     rows = [r for seed in args.seeds for r in run(real, test, plain, constrained, seed, args.epsilon)]
     table = pd.DataFrame(rows)
     print(table.to_string())
     summary = table.drop(columns="seed").groupby("constraints").agg(["mean", "std"]).round(4)
     print(summary.T.to_string())
     if args.out:
+        import subprocess
+
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "src"], capture_output=True, text=True).stdout.strip()
         args.out.write_text(json.dumps({"command": "python benchmarks/bench_constraints.py " + " ".join(argv or []),
+                                        "commit": commit + (" (src modified)" if dirty else ""),
                                         "table": args.table or f"generated loans ({args.rows} + {args.rows // 4})",
                                         "epsilon": args.epsilon, "rows": rows}, indent=1))
 

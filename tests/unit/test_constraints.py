@@ -99,12 +99,11 @@ def test_the_schema_round_trips_its_constraints():
 
 
 def test_the_mechanism_releases_the_reparametrised_columns():
+    """Derived columns (grade, total, loan_id) are left out, combinations become one column; both
+    sides of an inequality are released as they are."""
     ms = ConstraintSet(schema(), schema().constraints).mechanism_schema()
-    assert ms.names == ["sub_grade", "loan-balance", "balance", "fees", "opened", "closed-opened",
-                        "region+city", "default"]
-    gap = ms["loan-balance"]
-    assert (gap.lower, gap.upper, gap.resolution) == (0.0, 40000.0, 0.01)
-    assert ms["closed-opened"].lower == 1.0  # strict, in days
+    assert ms.names == ["sub_grade", "loan", "balance", "fees", "opened", "closed", "region+city", "default"]
+    assert ms["region+city"].categories == ("north\x1fn1", "north\x1fn2", "south\x1fs1")
 
 
 def test_every_released_row_holds_every_constraint_and_ids_are_fresh():
@@ -179,3 +178,18 @@ def test_the_evaluation_reports_each_constraints_share():
     ev = evaluate(df.drop(columns="loan_id"), out, s, sdmetrics=False)
     assert ev.constraints["balance <= loan"] == {"real": 1.0, "released": 1.0}
     assert "rows holding total = balance + fees" in ev.to_table()
+
+
+def test_a_chain_of_inequalities_holds_and_a_cycle_is_refused():
+    cols = {k: {"type": "numeric", "lower": 0, "upper": u, "integer": True} for k, u in
+            (("a30", 30), ("a60", 60), ("a90", 90))}
+    chain = [{"type": "inequality", "low": "a60", "high": "a90"}, {"type": "inequality", "low": "a30", "high": "a60"}]
+    s = Schema.from_dict({"columns": cols, "constraints": chain})
+    rng = np.random.default_rng(0)
+    a30 = rng.integers(0, 31, 2000)
+    a60 = a30 + rng.integers(0, 31, 2000)
+    df = pd.DataFrame({"a30": a30, "a60": a60, "a90": a60 + rng.integers(0, 31, 2000)})
+    holds_everywhere(Synthesizer(s, epsilon=1.0, rng=0).fit(df).released_, s)
+    with pytest.raises(SchemaError, match="form a cycle|in a chain of inequalities"):
+        Schema.from_dict({"columns": cols, "constraints": [chain[1], {"type": "inequality", "low": "a60",
+                                                                       "high": "a30"}]})

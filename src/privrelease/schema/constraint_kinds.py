@@ -162,7 +162,12 @@ class Combinations:
 
 @dataclass(frozen=True)
 class Inequality:
-    """``low + gap <= high`` (``<`` when strict) in every row, numbers or dates of the same unit."""
+    """``low + gap <= high`` (``<`` when strict) in every row, numbers or dates of the same unit.
+
+    The mechanism releases both columns as they are; after the release, a row that breaks the rule
+    has its two values swapped (each kept within its own column's bounds), and a row that still
+    breaks it (a gap, or values that do not fit the other column's bounds) gets ``high = low + gap``
+    on ``high``'s grid (measured against reparametrising ``high`` as the gap: docs/constraints.md)."""
 
     low: str
     high: str
@@ -176,16 +181,12 @@ class Inequality:
         return f"{self.low}{g} {'<' if self.strict else '<='} {self.high}"
 
     @property
-    def gap_name(self) -> str:
-        return f"{self.high}-{self.low}"
-
-    @property
     def reads(self) -> tuple:
         return (self.low, self.high)
 
     @property
     def derived(self) -> tuple:
-        return (self.high,)
+        return ()
 
     def to_dict(self) -> dict:
         d = {"type": self.type, "low": self.low, "high": self.high}
@@ -202,37 +203,16 @@ class Inequality:
         if isinstance(low, DatetimeColumn) != isinstance(high, DatetimeColumn) or (
                 isinstance(low, DatetimeColumn) and low.unit != high.unit):
             raise SchemaError(f"{self.low} and {self.high} must both be numbers, or dates of the same step")
-        if high.role is not None and high.role != "feature":
-            raise SchemaError(f"{self.high} is the target: state the inequality the other way, or none")
         if not (isinstance(self.gap, (int, float)) and not isinstance(self.gap, bool) and math.isfinite(self.gap)
                 and self.gap >= 0):
             raise SchemaError(f"'gap' must be a number >= 0, got {self.gap!r}")
-        lo, hi = self.min_gap(low), high.upper - low.lower
-        if not lo < hi:
+        if not low.lower + self.min_gap(low) <= high.upper:
             raise SchemaError(f"no row can hold it within the bounds: {self.low} >= {low.lower:g} and {self.high} "
                               f"<= {high.upper:g}")
-
-    def step(self, low, high) -> float | None:
-        a, b = low.resolution, high.resolution
-        if a is None or b is None:
-            return None
-        fine, coarse = sorted((a, b))
-        ratio = coarse / fine
-        return fine if abs(ratio - round(ratio)) < 1e-9 else None
 
     def min_gap(self, low) -> float:
         unit = low.resolution or 0.0
         return float(self.gap) + (unit if self.strict and unit else 0.0)
-
-    def gap_column(self, schema):
-        from .schema import NumericColumn
-
-        low, high = schema[self.low], schema[self.high]
-        step = self.step(low, high)
-        missing = "allowed" if "allowed" in (low.missing, high.missing) else None
-        return NumericColumn(self.gap_name, self.min_gap(low), high.upper - low.lower,
-                             integer=step is not None and float(step).is_integer() and step == 1, step=step,
-                             missing=missing)
 
     def holds(self, df: pd.DataFrame, schema) -> np.ndarray:
         low, high = _values(schema, self.low, df), _values(schema, self.high, df)
@@ -242,30 +222,32 @@ class Inequality:
         ok[both] = d > 0 if self.strict else d >= -1e-9 * np.maximum(1.0, np.abs(high[both]))
         return ok
 
-    def prepare(self, df: pd.DataFrame, schema) -> None:
-        """The gap column of the input (a row below the minimum gap gets the minimum: counted by the caller)."""
-        low, high = _values(schema, self.low, df), _values(schema, self.high, df)
-        g = self.gap_column(schema)
-        df[self.gap_name] = np.clip(high - low, g.lower, g.upper)
+    def swap(self, out: pd.DataFrame, schema) -> None:
+        """Swap the two values of each row that breaks the rule (each clipped to its own column's bounds)."""
+        low_c, high_c = schema[self.low], schema[self.high]
+        low, high = _values(schema, self.low, out), _values(schema, self.high, out)
+        bad = low + self.min_gap(low_c) > high + 1e-9 * np.maximum(1.0, np.abs(high))
+        if bad.any():
+            low[bad], high[bad] = np.clip(high[bad], low_c.lower, low_c.upper), np.clip(low[bad], high_c.lower,
+                                                                                       high_c.upper)
+            _write(out, low_c, low)
+            _write(out, high_c, high)
 
-    def complete(self, out: pd.DataFrame, start: int, schema) -> None:
-        """``high = low + gap`` on high's grid (the next grid value up when the sum falls between two),
-        inside high's bounds; where low sits so near high's upper bound that no ``high`` fits, low
-        moves down to ``high.upper - gap`` on its own grid."""
-        from .encoding import decode_numeric
-
+    def enforce(self, out: pd.DataFrame, schema) -> None:
+        """``high = max(high, low + gap)`` on high's grid, at most high's upper bound; where low is so
+        near that bound that no ``high`` fits, low moves down to ``high.upper - gap`` on its grid."""
         low_c, high_c = schema[self.low], schema[self.high]
         need = self.min_gap(low_c)
-        low = _values(schema, self.low, out)
-        gap = pd.to_numeric(out.pop(self.gap_name), errors="coerce").to_numpy(dtype=np.float64, na_value=np.nan)
+        low, high = _values(schema, self.low, out), _values(schema, self.high, out)
         top = _grid_down(high_c, high_c.upper)
         short = low + need > top + 1e-9 * max(1.0, abs(top))
         if short.any():
-            low = low.copy()
             low[short] = _grid_down(low_c, top - need)
-            out[self.low] = decode_numeric(low_c, _unit_scale(low_c, low))
-        high = _grid_up(high_c, np.clip(low + np.maximum(gap, need), None, top))
-        out[self.high] = decode_numeric(high_c, _unit_scale(high_c, np.minimum(high, top)))
+            _write(out, low_c, low)
+        up = low + need > high + 1e-9 * np.maximum(1.0, np.abs(high))
+        if up.any():
+            high[up] = np.minimum(_grid_up(high_c, low[up] + need), top)
+            _write(out, high_c, high)
 
 
 @dataclass(frozen=True)
@@ -466,6 +448,13 @@ def _grid_up(c, v):
     """``v`` rounded up to ``c``'s grid (unchanged without a step)."""
     r = c.resolution
     return v if r is None else np.ceil(np.asarray(v, dtype=np.float64) / r - 1e-9) * r
+
+
+def _write(out: pd.DataFrame, c, v: np.ndarray) -> None:
+    """Column ``c`` of ``out`` from values in the units of its bounds, written as the decoder writes it."""
+    from .encoding import decode_numeric
+
+    out[c.name] = decode_numeric(c, _unit_scale(c, v))
 
 
 def _unit_scale(c, v: np.ndarray) -> np.ndarray:

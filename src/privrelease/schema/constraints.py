@@ -3,9 +3,9 @@
 A custodian states rules that every real row obeys and that are public knowledge (a sub-grade
 determines its grade; a balance never exceeds the loan amount; a total is the sum of its parts; an
 identifier never repeats). Each rule is honoured by a public *reparametrisation* of the records
-before the mechanism sees them and its inverse after: a map applied to each record on its own,
-with public parameters only, so it changes neither the neighbouring relation nor any sensitivity,
-and the inverse on the released records is post-processing (docs/derivations.md, "Constraints").
+before the mechanism sees them (a map applied to each record on its own, with public parameters
+only, so it changes neither the neighbouring relation nor any sensitivity) and by post-processing of
+the released records (docs/derivations.md, "public constraints").
 
 - ``hierarchy``: ``parent = map[child]``. The mechanism releases the child; the parent is derived
   from it after the release. The parent inherits every relation the child keeps.
@@ -13,8 +13,10 @@ and the inverse on the released records is post-processing (docs/derivations.md,
   mechanism releases one categorical column whose levels are the allowed combinations; it is split
   back into its columns after the release.
 - ``inequality``: ``low <= high`` (``low < high`` when strict; with a public ``gap``, ``low + gap <=
-  high``). The mechanism releases ``low`` and the gap ``high - low`` on public bounds ``[gap,
-  high.upper - low.lower]``; ``high = low + gap`` after the release.
+  high``). The mechanism releases both columns; a released row that breaks the rule has its two
+  values swapped, and where that is not enough (a gap), ``high`` is raised to ``low + gap``. Chains
+  (``a <= b <= c``) are enforced in order. (Releasing the gap ``high - low`` instead, a
+  reparametrisation, was measured worse: docs/constraints.md.)
 - ``formula``: a column computed from others by a public expression (sums, products, ratios, logs,
   differences of dates in their unit). It is left out of the release and recomputed from the
   released columns, so it holds exactly (rounded to the column's step when it declares one).
@@ -91,8 +93,10 @@ def _parse_one(i: int, spec) -> Constraint:
 
 def validate_constraints(constraints: tuple, schema) -> None:
     """Check each constraint against the schema's columns, and that they compose: a column is derived
-    by one constraint at most, and a derived column is read by no other constraint but a formula
-    (formulas are computed last, from the other constraints' final values)."""
+    by one constraint at most, a derived column is read by no other constraint but a formula (formulas
+    are computed last, from the other constraints' final values), and inequalities form no cycle; in a
+    chain ``a <= b <= c``, ``b``'s upper bound plus the gap is at most ``c``'s (so that enforcing the
+    second never moves ``b``)."""
     for i, c in enumerate(constraints):
         try:
             c.validate(schema)
@@ -110,6 +114,26 @@ def validate_constraints(constraints: tuple, schema) -> None:
                 name = sorted(clash | read)[0]
                 raise _err(j, d.to_dict(), f"column {name} is derived by constraint {i + 1}; a derived column "
                                            f"can be read by a formula only")
+            if isinstance(c, Inequality) and isinstance(d, Inequality) and d.low == c.high:
+                low, high = schema[d.low], schema[d.high]
+                if low.upper + d.min_gap(low) > high.upper:
+                    raise _err(j, d.to_dict(), f"in a chain of inequalities {d.low}'s upper bound plus the gap "
+                                               f"must be at most {d.high}'s ({high.upper:g})")
+    _chain_order(constraints)
+
+
+def _chain_order(constraints: tuple) -> list:
+    """The inequalities in an order where each ``low`` comes after the rules whose ``high`` it is (a
+    cycle is refused in one line)."""
+    todo = [c for c in constraints if isinstance(c, Inequality)]
+    order = []
+    while todo:
+        ready = [c for c in todo if not any(d.high == c.low for d in todo if d is not c)]
+        if not ready:
+            raise SchemaError(f"the inequalities {', '.join(c.label for c in todo)} form a cycle")
+        order += ready
+        todo = [c for c in todo if c not in ready]
+    return order
 
 
 # ---- applying them --------------------------------------------------------------------------
@@ -145,8 +169,6 @@ class ConstraintSet:
             for c in self.constraints:
                 if isinstance(c, Combinations) and col.name == c.columns[0]:
                     added.append(c.joint_column(self.schema))
-                if isinstance(c, Inequality) and col.name == c.high:
-                    added.append(c.gap_column(self.schema))
             cols += added if added else ([] if col.name in self.derived else [col])
         return dataclasses.replace(self.schema, columns=tuple(cols), constraints=())
 
@@ -187,8 +209,6 @@ class ConstraintSet:
         for c in self.constraints:
             if isinstance(c, Combinations):
                 c.prepare(df)
-            elif isinstance(c, Inequality):
-                c.prepare(df, self.schema)
         return df, counts
 
     def complete(self, out: pd.DataFrame, start: int = 0) -> pd.DataFrame:
@@ -198,9 +218,11 @@ class ConstraintSet:
         for c in self.constraints:
             if isinstance(c, (Combinations, Hierarchy, Unique)):
                 c.complete(out, start)
-        for c in self.constraints:
-            if isinstance(c, Inequality):
-                c.complete(out, start, self.schema)
+        chain = _chain_order(self.constraints)
+        for c in chain:  # a row the mechanism got the wrong way round: its two values swapped
+            c.swap(out, self.schema)
+        for c in chain:  # then (gaps, values outside the other's bounds) high raised to low + gap
+            c.enforce(out, self.schema)
         for c in self.constraints:
             if isinstance(c, Formula):
                 c.complete(out, start, self.schema)
