@@ -92,7 +92,8 @@ class Synthesizer:
 
     def fit(self, df: pd.DataFrame, y=None) -> "Synthesizer":
         """Release ``df`` once under the schema (spends the budget); returns self."""
-        from .release import DEFAULT_MECHANISM, encoders, release
+        from .release import DEFAULT_MECHANISM, release
+        from .release.construct import release_encoders
 
         schema = as_schema(self.schema)
         if hasattr(self, "mechanism_") and self.ledger is None:
@@ -107,7 +108,7 @@ class Synthesizer:
         self.certificate_ = result.certificate
         self._private_diagnostics = result.private_diagnostics
         self.released_ = self._in_schema_order(result.data)
-        self.encoders_ = encoders(schema, type(result.mechanism))
+        self.encoders_ = release_encoders(schema, type(result.mechanism), self.params)
         return self
 
     def sample(self, n: int) -> pd.DataFrame:

@@ -39,6 +39,8 @@ class RecordMap:
     preprocessing : per-record steps applied after encoding (see :mod:`privrelease.engine.preprocess`)
     n_classes : public label-set size (statistics per class), or None
     second_moment : whether the statistics hold ``sum x x^T``
+    constraints : the schema's :class:`~privrelease.schema.constraints.ConstraintSet` (input records
+        are mapped to the mechanism's columns first; rows that break a rule are counted, or refused)
     """
 
     encoder: object
@@ -47,6 +49,7 @@ class RecordMap:
     preprocessing: tuple = ()
     n_classes: int | None = None
     second_moment: bool = True
+    constraints: object = None
 
     def __post_init__(self):
         object.__setattr__(self, "preprocessing", check_steps(self.preprocessing))
@@ -61,8 +64,11 @@ class RecordMap:
         A chunk issues no data warnings (clipping, one-class label): the release warns once
         from the totals over the whole table (:func:`privrelease.release.pipeline.warn_data`).
         """
+        broken = {}
+        if self.constraints:
+            df, broken = self.constraints.prepare(df, self.on_out_of_bounds, row_offset)
         e = self.encoder.encode(df, on_out_of_bounds=self.on_out_of_bounds, row_offset=row_offset, warn=False)
-        return EncodedChunk(e.X, self.labels(df), dict(e.clip_counts))
+        return EncodedChunk(e.X, self.labels(df), {**e.clip_counts, **broken})
 
     def labels(self, df: pd.DataFrame) -> np.ndarray | None:
         """Class codes of the label column, or the encoded value in [0, 1] of a regression target."""

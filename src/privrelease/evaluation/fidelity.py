@@ -310,6 +310,7 @@ class Evaluation:
     label_3way: str | None = None
     bins_1way: int = 20
     bins_2way: int = 10
+    constraints: dict | None = None  # each declared constraint: {"real": share of rows holding it, "released": ...}
     notice: str = field(default=PRIVATE_NOTICE)
 
     @property
@@ -372,6 +373,7 @@ class Evaluation:
             "tstr": self.tstr,
             "tstr_real": self.tstr_real,
             "majority_rate": self.majority_rate,
+            "constraints": self.constraints,
             "summary": self.summary(),
         }
 
@@ -399,6 +401,8 @@ class Evaluation:
                       f"{'  column pair trends':<46} {self.sdmetrics['column_pair_trends']:.3f}"]
         if self.tstr:
             lines += self._tstr_lines()
+        for name, share in (self.constraints or {}).items():
+            lines.append(f"{'rows holding ' + name:<46} real {share['real']:.3f}, released {share['released']:.3f}")
         if self.numeric:
             lines += ["", *numeric_table(self.numeric)]
         return "\n".join(lines)
@@ -439,6 +443,11 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
     )
     if col is not None and len(schema.columns) >= 3:
         ev.tvd_3way, ev.label_3way = tvd_3way(real, released, schema, col.name, bins_2way), col.name
+    if schema.constraints:
+        from ..schema.constraints import ConstraintSet
+
+        cs = ConstraintSet(schema, schema.constraints)
+        ev.constraints = {k: {"real": v, "released": cs.shares(released)[k]} for k, v in cs.shares(real).items()}
     if sdmetrics:
         ev.sdmetrics = sdmetrics_quality(real, released, schema)
     if test is not None:

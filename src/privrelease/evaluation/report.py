@@ -96,6 +96,8 @@ def _summary_rows(ev: Evaluation) -> list:
     rows.append(("correlation difference (mean |r_real - r_released|)", ev.correlation_difference))
     for k, v in (ev.sdmetrics or {}).items():
         rows.append((f"SDMetrics quality: {k.replace('_', ' ')}", v))
+    for k, v in (ev.constraints or {}).items():
+        rows.append((f"rows holding {k}: released (real {v['real']:.3f})", v["released"]))
     return rows
 
 

@@ -43,7 +43,7 @@ def warn_extra_columns(columns, schema, source: str) -> None:
     """Warn (naming them) about data columns the schema does not declare: they are left out of a release."""
     if schema is None:
         return
-    declared = set(schema.names)
+    declared = set(schema.names) | {n for c in getattr(schema, "constraints", ()) for n in c.derived}
     extra = [str(c) for c in columns if c not in declared]
     if extra:
         warnings.warn(f"{source} has {len(extra)} column(s) not declared in the schema, left out of the release: "

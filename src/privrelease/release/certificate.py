@@ -58,6 +58,7 @@ class Certificate:
     notes: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
     schema_provenance: dict | None = None  # how the schema was made, e.g. a DP draft and its cost
+    constraints: list = field(default_factory=list)  # the schema's public rules, each holding in every row
 
     def to_dict(self) -> dict:
         return {k: _jsonable(v) for k, v in self.__dict__.items()}
@@ -153,6 +154,7 @@ def make_certificate(plan, n_out: int, out_columns: list, out_hash: str | None) 
         notes=notes + _provenance_notes(plan.schema.provenance),
         extra=mech.certificate_extra(),
         schema_provenance=plan.schema.provenance,
+        constraints=[c.to_dict() for c in plan.schema.constraints],
     )
 
 

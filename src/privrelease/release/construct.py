@@ -23,6 +23,7 @@ from ..errors import InputDataError, ParameterError, SchemaError, WeakPrivacyWar
 from ..mechanisms import Mechanism, get_mechanism
 from ..dp.costs import PrivacyCost, check_delta, check_epsilon
 from ..schema import Encoder, Schema
+from ..schema.constraints import ConstraintSet
 from .advice import warn_public
 
 DEFAULT_MECHANISM = "gauss-copula"
@@ -134,6 +135,16 @@ def encoders(schema: Schema, cls) -> tuple[Encoder, Encoder | None]:
     return Encoder(schema, feats), lab
 
 
+def release_encoders(schema: Schema, cls, params: dict) -> tuple[Encoder, Encoder | None]:
+    """The encoders of what the mechanism releases: the schema's columns, or, when the schema states
+    constraints, their reparametrised columns (the features' encoder carries the constraints, which
+    map released records back to the table's columns)."""
+    constraints = check_constraints(cls, schema, params)
+    enc, lab = encoders(constraints.mechanism_schema() if constraints else schema, cls)
+    enc.constraints = constraints
+    return enc, lab
+
+
 def check_label_levels(column) -> None:
     """Refuse a label whose declared levels, its ``other`` level aside, are fewer than two: every
     released label would be the same (e.g. a DP draft whose budget kept no level of the label)."""
@@ -206,7 +217,8 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
     ``n`` is the public number of records (the mechanisms treat n as public).
     """
     cls = get_mechanism(mechanism)
-    enc, lab = encoders(schema, cls)
+    enc, lab = release_encoders(schema, cls, params)
+    constraints = enc.constraints
     check_missing_numeric(cls, schema)
     if not schema.n_public:
         raise SchemaError("n_public: false is not supported: every mechanism divides by n and releases n-dependent "
@@ -220,8 +232,20 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
     params = schema_facts(cls, schema, enc, lab, params)
     mech = build_mechanism(mechanism, epsilon, delta, rng, enc.domain, **params)
     n_classes = params.get("n_classes") if lab is not None and lab.columns[0].kind == "categorical" else None
-    rmap = RecordMap(enc, lab, on_out_of_bounds, mech.record_preprocessing(), n_classes)
+    rmap = RecordMap(enc, lab, on_out_of_bounds, mech.record_preprocessing(), n_classes, constraints=constraints)
     return Plan(mech, schema, enc, lab, rmap, int(n), delta_source)
+
+
+def check_constraints(cls, schema: Schema, params: dict) -> ConstraintSet:
+    """The schema's constraints, refused for a mechanism whose output is not records in the schema's
+    columns (they are honoured by mapping released records back to those columns)."""
+    constraints = ConstraintSet(schema, schema.constraints)
+    if constraints and (cls.capabilities.output_space != "schema"
+                        or params.get("output_space", "original") not in ("original",)):
+        raise SchemaError(f"the schema states constraints, which mechanism '{cls.name}' cannot honour: its output "
+                          f"is not records in the schema's columns; use a mechanism that releases records (the "
+                          f"default), or remove 'constraints'")
+    return constraints
 
 
 def check_missing_numeric(cls, schema: Schema) -> None:
@@ -258,4 +282,5 @@ def user_params(mech: Mechanism) -> dict:
 
 
 __all__ = ["DEFAULT_MECHANISM", "MIN_RECORDS", "Plan", "construct", "build_mechanism", "default_delta",
+           "release_encoders",
            "default_total_delta", "epsilon_warning", "check_n", "user_params"]

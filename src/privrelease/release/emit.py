@@ -54,13 +54,21 @@ def _local_parts(plan, fitted, source, m, base):
     mech, enc, lab = plan.mechanism, plan.encoder, plan.label_encoder
     if not isinstance(mech, RowAlignedMechanism):
         parts = synthetic_parts(m, source.chunk_rows, mech.capabilities.samples_in_chunks)
-        return (synthetic_part(k, rows, mech, base, enc, lab) for k, rows in parts)
+        return (synthetic_part(k, rows, mech, base, enc, lab, k * source.chunk_rows) for k, rows in parts)
     if fitted.X is not None:
         step = source.chunk_rows
         blocks = (fitted.X[s:s + step] for s in range(0, fitted.X.shape[0], step))
     else:
         blocks = _encoded_blocks(plan, source)
-    return (transform_part(k, X, mech, base, enc) for k, X in enumerate(blocks))
+    return _transformed(blocks, mech, base, enc)
+
+
+def _transformed(blocks, mech, base, enc):
+    """Row-aligned parts of consecutive encoded blocks (each numbered from its first row's index)."""
+    start = 0
+    for k, X in enumerate(blocks):
+        yield transform_part(k, X, mech, base, enc, start)
+        start += X.shape[0]
 
 
 def _encoded_blocks(plan, source):
@@ -81,4 +89,5 @@ def _dask_parts(plan, source, m, base) -> list:
         return [dask.delayed(transform_frame)(d, k, plan.record_map, fitted_mech, base, enc)
                 for k, d in enumerate(source.dask_partitions())]
     parts = synthetic_parts(m, source.chunk_rows, mech.capabilities.samples_in_chunks)
-    return [dask.delayed(synthetic_part)(k, rows, fitted_mech, base, enc, lab) for k, rows in parts]
+    return [dask.delayed(synthetic_part)(k, rows, fitted_mech, base, enc, lab, k * source.chunk_rows)
+            for k, rows in parts]

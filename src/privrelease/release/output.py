@@ -14,8 +14,10 @@ from ..errors import ParameterError, option
 from ..mechanisms import Mechanism, RowAlignedMechanism
 
 
-def decode_output(mech, X, ys, enc, lab) -> pd.DataFrame:
-    """Released matrix -> table in the mechanism's declared output space (plus the label column)."""
+def decode_output(mech, X, ys, enc, lab, start: int = 0) -> pd.DataFrame:
+    """Released matrix -> table in the mechanism's declared output space (plus the label column); the
+    schema's constraints map the records back to the table's columns (``start``: the index of the
+    first record in the whole release, which numbers fresh identifiers)."""
     space = mech.capabilities.output_space
     own = getattr(mech, "output_columns_", None)  # a fitted attribute: set when the output is reduced
     if space == "encoded":  # e.g. compression: the encoded columns, not decodable
@@ -33,7 +35,8 @@ def decode_output(mech, X, ys, enc, lab) -> pd.DataFrame:
         # in the schema's order (the API's and the command line's tables agree); reduced outputs: last
         pos = getattr(lab, "position", None) if space == "schema" and own is None else None
         out.insert(len(out.columns) if pos is None else min(pos, len(out.columns)), col.name, values)
-    return out
+    constraints = getattr(enc, "constraints", None)
+    return constraints.complete(out, start) if constraints and space == "schema" and own is None else out
 
 
 def n_draw(mech, n_synthetic, n):

@@ -49,22 +49,28 @@ def synthetic_parts(m: int | None, chunk_rows: int, in_chunks: bool) -> list[tup
     return [(k, min(step, m - s)) for k, s in enumerate(range(0, m, step))]
 
 
-def synthetic_part(k: int, rows: int | None, mech, base, enc, lab):
-    """Part ``k``: ``rows`` records drawn from the released model, decoded."""
+def synthetic_part(k: int, rows: int | None, mech, base, enc, lab, start: int = 0):
+    """Part ``k``: ``rows`` records drawn from the released model, decoded (``start``: the index of its
+    first record in the release)."""
     pm = part_mechanism(mech, base, k)
     Xs, ys = pm.sample(rows)
-    return decode_output(pm, Xs, ys, enc, lab)
+    return decode_output(pm, Xs, ys, enc, lab, start)
 
 
-def transform_part(k: int, X, mech, base, enc):
+def transform_part(k: int, X, mech, base, enc, start: int = 0):
     """Part ``k`` of a row-aligned release: the transform of encoded rows ``X``, decoded."""
     pm = part_mechanism(mech, base, k)
-    return decode_output(pm, pm.transform(X), None, enc, None)
+    return decode_output(pm, pm.transform(X), None, enc, None, start)
+
+
+#: Dask partitions' lengths are not known when their parts are planned: part ``k``'s fresh identifiers
+#: start at ``k * DASK_PART_IDS`` (distinct, not consecutive).
+DASK_PART_IDS = 10**12
 
 
 def transform_frame(df, k: int, record_map, mech, base, enc):
     """Part ``k`` from a raw input partition (on a Dask worker): encode, transform, decode."""
-    return transform_part(k, record_map.encode(df).X, mech, base, enc)
+    return transform_part(k, record_map.encode(df).X, mech, base, enc, k * DASK_PART_IDS)
 
 
 def write_part(frame, folder: str, k: int) -> tuple[int, list, str]:

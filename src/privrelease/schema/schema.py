@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from ..errors import SchemaError, option, shorten, shorten_list
+from .constraints import parse_constraints
 from .precision import grid_range
 
 ROLES = (None, "feature", "label", "target")
@@ -160,7 +161,8 @@ _COLUMN_KEYS = {
     "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
     "datetime": {"type", "lower", "upper", "step", "role", "missing"},
 }
-_TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance"}
+_TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance",
+             "constraints"}
 
 
 def _check_name(name):
@@ -183,6 +185,8 @@ class Schema:
     provenance : optional record of how the schema was made, e.g. a DP draft and its privacy
         cost (:func:`privrelease.dp.draft.dp_draft_schema`); every release certificate using
         the schema repeats it
+    constraints : public rules that hold in every row (:mod:`privrelease.schema.constraints`):
+        hierarchies, allowed combinations, inequalities, formulas and unique identifiers
     """
 
     columns: tuple[Column, ...]
@@ -192,6 +196,7 @@ class Schema:
     row_norm_bound: float | None = None
     description: str | None = None
     provenance: dict | None = field(default=None, compare=False, hash=False)
+    constraints: tuple = ()
 
     def __post_init__(self):
         cols = tuple(self.columns)
@@ -208,6 +213,10 @@ class Schema:
             raise SchemaError(f"at most one label column is allowed, got {labels}")
         if self.row_norm_bound is not None and not (self.row_norm_bound > 0):
             raise SchemaError("row_norm_bound must be positive")
+        from .constraints import validate_constraints
+
+        object.__setattr__(self, "constraints", tuple(self.constraints))
+        validate_constraints(self.constraints, self)
 
     # ---- construction -------------------------------------------------
     @classmethod
@@ -254,6 +263,7 @@ class Schema:
             row_norm_bound=d.get("row_norm_bound"),
             description=d.get("description"),
             provenance=_provenance(d.get("provenance")),
+            constraints=parse_constraints(d.get("constraints")),
         )
 
     @classmethod
@@ -295,6 +305,8 @@ class Schema:
         if self.provenance is not None:
             d["provenance"] = dict(self.provenance)
         d["columns"] = {c.name: c.to_dict() for c in self.columns}
+        if self.constraints:
+            d["constraints"] = [c.to_dict() for c in self.constraints]
         return d
 
     def to_yaml(self) -> str:
