@@ -10,6 +10,7 @@ is 2020-01-01); the decoder writes ISO dates, or date-times at the unit's precis
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,15 +67,20 @@ class DatetimeColumn(NumericColumn):
         return str(format_units(np.array([units], dtype=np.float64), self.unit)[0])
 
     def to_units(self, s: pd.Series, row_offset: int = 0) -> np.ndarray:
-        """Whole units since 1970-01-01 of a column of dates (NaN where missing); unreadable text is refused."""
+        """Whole units since 1970-01-01 of a column of dates (NaN where missing); unreadable text is refused.
+
+        Each value is read on its own, so that no record changes how another is read: a value with
+        a UTC offset (``2020-01-05T02:00+05:00``, ``...Z``) is converted to UTC, a value without one
+        is taken as UTC.
+        """
         if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s) and not s.isna().all():
             raise InputDataError(f"column '{self.name}' is a datetime column but holds numbers; give its values "
                                  f"as ISO dates (2020-01-31) or date-times")
         if pd.api.types.is_datetime64_any_dtype(s):
-            t = s
+            t = s.dt.tz_convert("UTC") if getattr(s.dt, "tz", None) is not None else s
         else:
             text = s.map(lambda v: v.strip() if isinstance(v, str) else v)
-            t = pd.to_datetime(text, errors="coerce", format="ISO8601")
+            t = parse_iso(text)
             bad = t.isna().to_numpy() & text.notna().to_numpy() & (text.astype(str) != "").to_numpy()
             if bad.any():
                 rows = (np.flatnonzero(bad)[:5] + row_offset).tolist()
@@ -82,12 +88,42 @@ class DatetimeColumn(NumericColumn):
                     f"column '{self.name}' is a datetime column but has {int(bad.sum())} value(s) that are not "
                     f"ISO dates (first rows {rows}), e.g. {shorten_list(sorted(map(str, s[bad].unique()))[:5])}")
         if getattr(t.dt, "tz", None) is not None:
-            t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+            t = t.dt.tz_localize(None)
         ns = t.astype("datetime64[ns]")
         out = np.full(len(ns), np.nan)
         ok = ns.notna().to_numpy()
         out[ok] = np.floor_divide(ns.to_numpy()[ok].view(np.int64), _NS[self.unit])
         return out
+
+
+def parse_iso(values: pd.Series) -> pd.Series:
+    """ISO dates and date-times as UTC instants (NaT where not one), each value read on its own.
+
+    A value with a UTC offset or ``Z`` is converted to UTC, one without is taken as UTC. pandas
+    reads a naive value that follows an offset-bearing one in the same call with that offset, so
+    the two kinds (told apart by each value's own text: a zone after the time) are parsed apart.
+
+    >>> parse_iso(pd.Series(["2020-01-05T02:00+05:00", "2020-01-05T02:00", "2020-01-05", "x"])).tolist()
+    [Timestamp('2020-01-04 21:00:00+0000', tz='UTC'), Timestamp('2020-01-05 02:00:00+0000', tz='UTC'), \
+Timestamp('2020-01-05 00:00:00+0000', tz='UTC'), NaT]
+    """
+    zoned = np.array([_zoned(v) for v in values], dtype=bool)
+    out = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns, UTC]")
+    for part in (zoned, ~zoned):
+        if part.any():
+            t = pd.to_datetime(values[part], errors="coerce", format="ISO8601", utc=True)
+            out[part] = t.dt.as_unit("ns") if hasattr(t.dt, "as_unit") else t
+    return out
+
+
+_ZONE = re.compile(r"[Tt ]\S*[zZ+-]")  # a zone after the time: 2020-01-05T02:00Z, ...T02:00+05:00, ... 02:00 -0500
+
+
+def _zoned(v) -> bool:
+    """Whether one value carries its own time zone (text with a zone after its time, or an aware datetime)."""
+    if isinstance(v, str):
+        return _ZONE.search(v) is not None
+    return getattr(v, "tzinfo", None) is not None
 
 
 def format_units(v: np.ndarray, unit: str) -> np.ndarray:
