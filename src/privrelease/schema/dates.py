@@ -32,7 +32,8 @@ class DatetimeColumn(NumericColumn):
 
     ``lower`` and ``upper`` are ISO strings, dates or datetimes (or numbers, taken as units since
     1970-01-01); they are stored as whole units since 1970-01-01 (``lower`` rounded up, ``upper``
-    down to the unit). ``missing="allowed"`` lets the column hold missing values.
+    down to the unit). ``missing="allowed"`` lets the column hold missing values. ``timezone="UTC"``
+    says the values are written with their UTC offset: date-times are released with a ``Z``.
 
     >>> c = DatetimeColumn("when", "2020-01-01", "2020-12-31")
     >>> c.lower, c.upper, c.resolution, c.to_dict()["upper"]
@@ -40,8 +41,12 @@ class DatetimeColumn(NumericColumn):
     """
 
     unit: str = "day"
+    timezone: str | None = None
 
     def __post_init__(self):
+        if self.timezone not in (None, "UTC"):
+            raise SchemaError(f"column '{self.name}': the timezone of a datetime column can only be UTC (values are "
+                              f"read and released in UTC), got {shorten(self.timezone)}")
         if self.unit not in UNITS:
             raise SchemaError(f"column '{self.name}': the step of a datetime column must be one of "
                               f"{', '.join(UNITS)}, got {shorten(self.unit)}")
@@ -56,6 +61,8 @@ class DatetimeColumn(NumericColumn):
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"type": "datetime", "lower": self.iso(self.lower), "upper": self.iso(self.upper),
                              "step": self.unit}
+        if self.timezone is not None:
+            d["timezone"] = self.timezone
         if self.missing is not None:
             d["missing"] = self.missing
         if self.role not in (None, "feature"):
@@ -126,12 +133,13 @@ def _zoned(v) -> bool:
     return getattr(v, "tzinfo", None) is not None
 
 
-def format_units(v: np.ndarray, unit: str) -> np.ndarray:
-    """ISO texts of whole units since 1970-01-01 (None where ``v`` is NaN)."""
+def format_units(v: np.ndarray, unit: str, timezone: str | None = None) -> np.ndarray:
+    """ISO texts of whole units since 1970-01-01 (None where ``v`` is NaN); with ``timezone="UTC"``,
+    date-times end in ``Z`` (dates are written as dates)."""
     out = np.full(len(v), None, dtype=object)
     ok = ~np.isnan(v)
     t = np.rint(v[ok]).astype(np.int64).astype(f"datetime64[{UNITS[unit]}]")
-    out[ok] = np.datetime_as_string(t, unit=_SHOWN[unit])
+    out[ok] = np.datetime_as_string(t, unit=_SHOWN[unit], timezone="UTC" if timezone and unit != "day" else "naive")
     return out
 
 
@@ -154,12 +162,12 @@ def _bound_units(c: DatetimeColumn, bound: str, rounding) -> float:
 
 
 def datetime_from_dict(name: str, spec) -> DatetimeColumn:
-    """A :class:`DatetimeColumn` from its YAML form ``{type: datetime, lower, upper, step, missing, role}``."""
+    """A :class:`DatetimeColumn` from its YAML form ``{type: datetime, lower, upper, step, timezone, missing, role}``."""
     for k in ("lower", "upper"):
         if k not in spec:
             raise SchemaError(f"column '{name}': a datetime column needs '{k}' (a public bound, an ISO date)")
     return DatetimeColumn(name=name, lower=spec["lower"], upper=spec["upper"], role=spec.get("role"),
-                          missing=spec.get("missing"), unit=spec.get("step", "day"))
+                          missing=spec.get("missing"), unit=spec.get("step", "day"), timezone=spec.get("timezone"))
 
 
 def dates_as_numbers(df: pd.DataFrame, schema) -> pd.DataFrame:
