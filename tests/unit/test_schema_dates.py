@@ -88,3 +88,27 @@ def test_the_evaluation_reads_each_date_alone_too():
     col = HOURS["when"]
     together = numeric_values(pd.Series([OFFSET, "2020-01-02T03:00"]), col)
     assert together.tolist() == [numeric_values(pd.Series([v]), col)[0] for v in (OFFSET, "2020-01-02T03:00")]
+
+
+# ---- a date-only upper bound holds its whole day (issue 35, item 12) ----------------------------
+
+@pytest.mark.parametrize("step, first, last", [("second", "2017-12-31T18:30:59", "2017-12-31T23:59:59"),
+                                               ("minute", "2017-12-31T18:30", "2017-12-31T23:59"),
+                                               ("hour", "2017-12-31T18:00", "2017-12-31T23:00"),
+                                               ("day", "2017-12-31", "2017-12-31")])
+@pytest.mark.parametrize("upper", ["2017-12-31", dt.date(2017, 12, 31)], ids=["text", "yaml-date"])
+def test_a_date_upper_bound_holds_the_whole_day(step, first, last, upper):
+    """An upper bound 2017-12-31 meant its midnight: every time of the last day was clipped."""
+    s = Schema.from_dict({"columns": {"t": {"type": "datetime", "lower": "2017-01-01", "upper": upper, "step": step}}})
+    c = s["t"]
+    assert c.iso(c.upper) == last and Schema.from_dict(s.to_dict()) == s
+    enc = Encoder(s)
+    e = enc.encode(pd.DataFrame({"t": ["2017-12-31T18:30:59", "2017-12-31T23:59:59Z", "2018-01-01T00:00"]}), warn=False)
+    assert e.clip_counts.get("t", 0) == 1  # the next day only
+    assert enc.decode(e.X)["t"].tolist() == [first, last, last]
+
+
+def test_an_upper_bound_with_a_time_is_taken_as_written():
+    c = Schema.from_dict({"columns": {"t": {"type": "datetime", "lower": "2017-01-01",
+                                            "upper": "2017-12-31T00:00", "step": "hour"}}})["t"]
+    assert c.iso(c.upper) == "2017-12-31T00:00"

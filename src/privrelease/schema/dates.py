@@ -9,6 +9,7 @@ is 2020-01-01); the decoder writes ISO dates, or date-times at the unit's precis
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
 import re
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ class DatetimeColumn(NumericColumn):
 
     ``lower`` and ``upper`` are ISO strings, dates or datetimes (or numbers, taken as units since
     1970-01-01); they are stored as whole units since 1970-01-01 (``lower`` rounded up, ``upper``
-    down to the unit). ``missing="allowed"`` lets the column hold missing values. ``timezone="UTC"``
+    down to the unit). An ``upper`` given as a date holds its whole day: its last unit (with a
+    ``step`` of a second, 2017-12-31 is 2017-12-31T23:59:59). ``missing="allowed"`` lets the column hold missing values. ``timezone="UTC"``
     says the values are written with their UTC offset: date-times are released with a ``Z``.
 
     >>> c = DatetimeColumn("when", "2020-01-01", "2020-12-31")
@@ -157,8 +159,17 @@ def _bound_units(c: DatetimeColumn, bound: str, rounding) -> float:
                           f"2020-01-31 (or a date-time), got {shorten(v)}")
     if t.tzinfo is not None:
         t = t.tz_convert("UTC").tz_localize(None)
+    if bound == "upper" and _date_only(v):  # the whole day: its last unit, not its midnight
+        t += pd.Timedelta(days=1) - pd.Timedelta(_NS[c.unit], unit="ns")
     ns = t.as_unit("ns").value
     return float(rounding(ns / _NS[c.unit]) if ns % _NS[c.unit] else ns // _NS[c.unit])
+
+
+def _date_only(v) -> bool:
+    """Whether a bound is a date without a time of day (``2017-12-31``, or a YAML date)."""
+    if isinstance(v, str):
+        return re.fullmatch(r"\d{4}-\d{2}-\d{2}", v.strip()) is not None
+    return isinstance(v, _dt.date) and not isinstance(v, _dt.datetime)
 
 
 def datetime_from_dict(name: str, spec) -> DatetimeColumn:
