@@ -69,3 +69,27 @@ def test_a_time_zone_other_than_utc_is_refused_in_one_line(tmp_path, capsys):
     code, out, err = run_cli(["schema", "check", str(schema)], capsys)
     assert code == 2 and "timezone" in err and "UTC" in err and len(err.strip().splitlines()) == 1, err
 
+
+def test_evaluate_prints_date_quantiles_as_the_report_does(tmp_path, capsys):
+    """Issue 35, item 14: the text table printed a date column's quantiles as numbers of units (1.7e+04)."""
+    schema = tmp_path / "s.yaml"
+    schema.write_text(yaml.safe_dump({"columns": {
+        "day": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-12-31"},
+        "at": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-01-31", "step": "hour"},
+        "kind": {"type": "categorical", "categories": ["car", "bike"]}}}))
+    real, released = tmp_path / "real.csv", tmp_path / "released.csv"
+    pd.DataFrame({"day": ["2020-03-01"] * 4 + ["2020-06-30"] * 6, "at": ["2020-01-02T10:00"] * 10,
+                  "kind": ["car", "bike"] * 5}).to_csv(real, index=False)
+    pd.DataFrame({"day": ["2020-03-02"] * 10, "at": ["2020-01-03T11:00Z"] * 10,
+                  "kind": ["car"] * 10}).to_csv(released, index=False)
+    out_json = tmp_path / "ev.json"
+    code, out, err = run_cli(["evaluate", str(real), str(released), "--schema", str(schema), "--no-sdmetrics",
+                              "--json", str(out_json)], capsys)
+    assert code == 0, err
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("day ", "at "))}
+    assert rows["day"][3:5] == ["2020-06-30", "2020-03-02"], out  # median real, released
+    assert rows["at"][3:7] == ["2020-01-02", "10:00", "2020-01-03", "11:00"], out  # as the HTML report writes it
+    m = yaml.safe_load(out_json.read_text())["numeric_columns"]
+    assert m["day"]["quantiles"]["median"]["real_date"] == "2020-06-30"
+    assert m["at"]["quantiles"]["p90"]["released_date"] == "2020-01-03 11:00"
+    assert isinstance(m["day"]["quantiles"]["median"]["real"], float)  # the numbers stay (units of the step)
