@@ -205,11 +205,11 @@ def test_datetime_yaml_bounds_units_and_round_trip():
     when, at = s["when"], s["at"]
     assert isinstance(when, DatetimeColumn) and isinstance(when, NumericColumn) and when.kind == "numeric"
     assert (when.lower, when.upper, when.resolution) == (18262.0, 20088.0, 1.0)
-    assert (at.lower, at.upper) == (18262 * 24, 18264 * 24)
+    assert (at.lower, at.upper) == (18262 * 24, 18264 * 24 + 23)  # a date as upper bound: its whole day
     assert s.to_dict()["columns"] == {
         "when": {"type": "datetime", "lower": "2020-01-01", "upper": "2024-12-31", "step": "day",
                  "missing": "allowed"},
-        "at": {"type": "datetime", "lower": "2020-01-01T00:00", "upper": "2020-01-03T00:00", "step": "hour"}}
+        "at": {"type": "datetime", "lower": "2020-01-01T00:00", "upper": "2020-01-03T23:00", "step": "hour"}}
     assert Schema.from_dict(yaml.safe_load(s.to_yaml())) == s
     assert s.with_role("at", "target")["at"] == DatetimeColumn("at", at.lower, at.upper, unit="hour", role="target")
 

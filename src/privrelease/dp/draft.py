@@ -10,11 +10,12 @@
   identifier (``id``, ``*_id``, ``patientId``), which are left out.
 * **A noisy profile** of every column whose kind or integer flag is not stated (and of every
   numeric and datetime column, for its missing values): Laplace counts of its missing values,
-  integers, other numbers, ISO dates and other text, of its values outside the 10 most
-  frequent and of its repeated values. The kind (numeric, integer, datetime, categorical,
-  identifier, empty) follows from these counts by the rule both drafts use
-  (:func:`~privrelease.schema.values.decide_kind`), and ``missing: allowed`` from the
-  noisy count of missing values.
+  integers, other numbers, ISO dates, ISO date-times with a UTC offset and other text, of its
+  values outside the 10 most frequent and of its repeated values. The kind (numeric, integer,
+  datetime, categorical, identifier, empty) follows from these counts by the rule both drafts
+  use (:func:`~privrelease.schema.values.decide_kind`), ``missing: allowed`` from the noisy
+  count of missing values, and a date column's ``timezone: UTC`` from the noisy counts of
+  dates with and without an offset.
 * **Bounds** of numeric and datetime columns: a DP magnitude histogram (the scale,
   :func:`~privrelease.dp.quantiles.approx_range`) then two DP quantiles over readable
   candidates inside it; or, with a public ``--range``, the quantiles over that range.
@@ -43,7 +44,7 @@ from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
                              canonical_text, decide_kind, declared_levels_spec, identifier_name, iso_day,
-                             value_classes, whole_numbers)
+                             value_classes, whole_numbers, with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_partitions
 from .quantiles import SCALE_MARGIN, dp_scaled_bounds, range_grid
@@ -195,7 +196,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER)
     text = canonical_text(s)
     eps = ctx.eps_c
-    kind, missing, present = plan.stated, False, None
+    kind, missing, present, counts = plan.stated, False, None, None
     if plan.profile:
         counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
         eps -= PROFILE_SHARE * eps
@@ -213,7 +214,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return None
     if kind == "categorical":
         return _categorical_column(text, name, eps, ctx)
-    return _bounded_column(text, name, kind, eps, (missing, present), ctx)
+    return with_timezone(_bounded_column(text, name, kind, eps, (missing, present), ctx), counts)
 
 
 def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts, float]:
@@ -221,8 +222,8 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
 
     Notes
     -----
-    The released vector: the counts of the five value classes (missing, integer, other
-    number, ISO date, other text; one class per record, so replacing a record moves two
+    The released vector: the counts of the six value classes (missing, integer, other
+    number, ISO date, other text, ISO date-time with its UTC offset; one class per record, so replacing a record moves two
     counts by 1: L1 sensitivity 2), the number of present values outside the 10 most frequent
     ones (sensitivity 1: the top-10 total is a maximum over sets of levels of sums of counts,
     each moved by at most 1) and the number of repeated values, present values minus distinct
@@ -237,7 +238,8 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
                   len(present) - vc.iloc[:TOP_LEVELS].sum(), len(present) - len(vc)]
     noisy, b = source.add_laplace(exact, PROFILE_SENSITIVITY, float(epsilon), exact.size)
     noisy = np.asarray(noisy, dtype=np.float64)
-    return ColumnCounts(tuple(noisy[:5].tolist()), float(noisy[5]), float(noisy[6])), float(b)
+    k = len(CLASSES)
+    return ColumnCounts(tuple(noisy[:k].tolist()), float(noisy[k]), float(noisy[k + 1])), float(b)
 
 
 def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, profile: tuple, ctx: _Context) -> dict:

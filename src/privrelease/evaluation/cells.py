@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..errors import InputDataError
 from ..schema import Schema
+from ..schema.dates import parse_iso
 from .distribution import discretize
 
 UNIT_SECONDS = {"day": 86400.0, "hour": 3600.0, "minute": 60.0, "second": 1.0}
@@ -56,7 +57,7 @@ def numeric_values(s: pd.Series, col) -> np.ndarray:
     if col is not None and is_datetime(col) and not pd.api.types.is_numeric_dtype(s.dtype):
         text = s.notna().to_numpy() & np.isnan(v)
         if text.any():
-            dates = pd.to_datetime(s[text].astype(str), errors="coerce", format="ISO8601", utc=True)
+            dates = parse_iso(s[text].astype(str))
             v[text] = _seconds(dates) / unit_seconds(col)
     return v
 

@@ -21,6 +21,9 @@ reads them, dates as units of the column's step):
   relative 1e-9); the **atom gap** of the column is the largest ``|released - real|`` share
   (0 without atoms).
 * **Missing share**: the share of records whose value is missing, real and released.
+* **Dates**: a date column's quantiles and atoms are numbers of units of its step, and also
+  ``real_date``, ``released_date`` and ``value_date`` texts, written as the HTML report writes
+  them (``2020-06-30``, or ``2020-01-02 10:00`` for a step finer than a day).
 * **3-way TVD** of a pair of non-label columns: the total variation distance of the joint
   distribution of (column a, column b, label) over the 2-way TVD's cells (``bins`` per
   numeric column, declared levels, one cell for what fits none): the structure a classifier
@@ -38,7 +41,8 @@ import numpy as np
 import pandas as pd
 
 from ..schema import Schema
-from .cells import cell_codes, check_columns, label_codes, numeric_values, tvd
+from .cells import cell_codes, check_columns, is_datetime, label_codes, numeric_values, tvd
+from .figures import _date
 
 __all__ = ["ks_statistic", "wasserstein_1", "numeric_column", "numeric_columns", "tvd_3way", "majority_rate",
            "ATOM_SHARE", "QUANTILES"]
@@ -112,6 +116,14 @@ def numeric_column(real: pd.Series, released: pd.Series, col) -> dict:
         qs = float(np.quantile(sv, q)) if len(sv) else float("nan")
         quant[name] = {"real": qr, "released": qs, "error": abs(qs - qr) / max(abs(qr), _tolerance(col))}
     atoms = _atoms(rv, sv, len(r_all), len(s_all), col)
+    if is_datetime(col):
+        def text(v: float) -> str | None:
+            return _date(col, v) if np.isfinite(v) else None
+
+        for v in quant.values():
+            v.update(real_date=text(v["real"]), released_date=text(v["released"]))
+        for a in atoms:
+            a["value_date"] = text(a["value"])
     errors = [v["error"] for v in quant.values()]
     return {
         "ks": ks_statistic(rv, sv),
@@ -193,9 +205,10 @@ def numeric_table(numeric: dict[str, dict]) -> list[str]:
     for name, m in numeric.items():
         row = [name, f"{m['ks']:.3f}", "-" if np.isnan(m["w1_range"]) else f"{m['w1_range']:.4f}"]
         for v in m["quantiles"].values():
-            row += [_g(v["real"]), _g(v["released"])]
+            row += [v.get("real_date") or _g(v["real"]), v.get("released_date") or _g(v["released"])]
         atom = max(m["atoms"], key=lambda a: abs(a["released"] - a["real"]), default=None)
-        row += [_g(atom["value"]), f"{atom['real']:.1%}", f"{atom['released']:.1%}"] if atom else ["none", "", ""]
+        row += ([atom.get("value_date") or _g(atom["value"]), f"{atom['real']:.1%}", f"{atom['released']:.1%}"]
+                if atom else ["none", "", ""])
         row += [f"{m['missing']['real']:.1%}", f"{m['missing']['released']:.1%}"]
         rows.append(row)
     widths = [max(len(r[j]) for r in rows) for j in range(len(head))]

@@ -9,7 +9,9 @@ is 2020-01-01); the decoder writes ISO dates, or date-times at the unit's precis
 
 from __future__ import annotations
 
+import datetime as _dt
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +33,9 @@ class DatetimeColumn(NumericColumn):
 
     ``lower`` and ``upper`` are ISO strings, dates or datetimes (or numbers, taken as units since
     1970-01-01); they are stored as whole units since 1970-01-01 (``lower`` rounded up, ``upper``
-    down to the unit). ``missing="allowed"`` lets the column hold missing values.
+    down to the unit). An ``upper`` given as a date holds its whole day: its last unit (with a
+    ``step`` of a second, 2017-12-31 is 2017-12-31T23:59:59). ``missing="allowed"`` lets the column hold missing values. ``timezone="UTC"``
+    says the values are written with their UTC offset: date-times are released with a ``Z``.
 
     >>> c = DatetimeColumn("when", "2020-01-01", "2020-12-31")
     >>> c.lower, c.upper, c.resolution, c.to_dict()["upper"]
@@ -39,8 +43,12 @@ class DatetimeColumn(NumericColumn):
     """
 
     unit: str = "day"
+    timezone: str | None = None
 
     def __post_init__(self):
+        if self.timezone not in (None, "UTC"):
+            raise SchemaError(f"column '{self.name}': the timezone of a datetime column can only be UTC (values are "
+                              f"read and released in UTC), got {shorten(self.timezone)}")
         if self.unit not in UNITS:
             raise SchemaError(f"column '{self.name}': the step of a datetime column must be one of "
                               f"{', '.join(UNITS)}, got {shorten(self.unit)}")
@@ -55,6 +63,8 @@ class DatetimeColumn(NumericColumn):
     def to_dict(self) -> dict:
         d: dict[str, Any] = {"type": "datetime", "lower": self.iso(self.lower), "upper": self.iso(self.upper),
                              "step": self.unit}
+        if self.timezone is not None:
+            d["timezone"] = self.timezone
         if self.missing is not None:
             d["missing"] = self.missing
         if self.role not in (None, "feature"):
@@ -66,15 +76,20 @@ class DatetimeColumn(NumericColumn):
         return str(format_units(np.array([units], dtype=np.float64), self.unit)[0])
 
     def to_units(self, s: pd.Series, row_offset: int = 0) -> np.ndarray:
-        """Whole units since 1970-01-01 of a column of dates (NaN where missing); unreadable text is refused."""
+        """Whole units since 1970-01-01 of a column of dates (NaN where missing); unreadable text is refused.
+
+        Each value is read on its own, so that no record changes how another is read: a value with
+        a UTC offset (``2020-01-05T02:00+05:00``, ``...Z``) is converted to UTC, a value without one
+        is taken as UTC.
+        """
         if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s) and not s.isna().all():
             raise InputDataError(f"column '{self.name}' is a datetime column but holds numbers; give its values "
                                  f"as ISO dates (2020-01-31) or date-times")
         if pd.api.types.is_datetime64_any_dtype(s):
-            t = s
+            t = s.dt.tz_convert("UTC") if getattr(s.dt, "tz", None) is not None else s
         else:
             text = s.map(lambda v: v.strip() if isinstance(v, str) else v)
-            t = pd.to_datetime(text, errors="coerce", format="ISO8601")
+            t = parse_iso(text)
             bad = t.isna().to_numpy() & text.notna().to_numpy() & (text.astype(str) != "").to_numpy()
             if bad.any():
                 rows = (np.flatnonzero(bad)[:5] + row_offset).tolist()
@@ -82,7 +97,7 @@ class DatetimeColumn(NumericColumn):
                     f"column '{self.name}' is a datetime column but has {int(bad.sum())} value(s) that are not "
                     f"ISO dates (first rows {rows}), e.g. {shorten_list(sorted(map(str, s[bad].unique()))[:5])}")
         if getattr(t.dt, "tz", None) is not None:
-            t = t.dt.tz_convert("UTC").dt.tz_localize(None)
+            t = t.dt.tz_localize(None)
         ns = t.astype("datetime64[ns]")
         out = np.full(len(ns), np.nan)
         ok = ns.notna().to_numpy()
@@ -90,12 +105,43 @@ class DatetimeColumn(NumericColumn):
         return out
 
 
-def format_units(v: np.ndarray, unit: str) -> np.ndarray:
-    """ISO texts of whole units since 1970-01-01 (None where ``v`` is NaN)."""
+def parse_iso(values: pd.Series) -> pd.Series:
+    """ISO dates and date-times as UTC instants (NaT where not one), each value read on its own.
+
+    A value with a UTC offset or ``Z`` is converted to UTC, one without is taken as UTC. pandas
+    reads a naive value that follows an offset-bearing one in the same call with that offset, so
+    the two kinds (told apart by each value's own text: a zone after the time) are parsed apart.
+
+    >>> parse_iso(pd.Series(["2020-01-05T02:00+05:00", "2020-01-05T02:00", "2020-01-05", "x"])).tolist()
+    [Timestamp('2020-01-04 21:00:00+0000', tz='UTC'), Timestamp('2020-01-05 02:00:00+0000', tz='UTC'), \
+Timestamp('2020-01-05 00:00:00+0000', tz='UTC'), NaT]
+    """
+    zoned = np.array([_zoned(v) for v in values], dtype=bool)
+    out = pd.Series(pd.NaT, index=values.index, dtype="datetime64[ns, UTC]")
+    for part in (zoned, ~zoned):
+        if part.any():
+            t = pd.to_datetime(values[part], errors="coerce", format="ISO8601", utc=True)
+            out[part] = t.dt.as_unit("ns") if hasattr(t.dt, "as_unit") else t
+    return out
+
+
+_ZONE = re.compile(r"[Tt ]\S*[zZ+-]")  # a zone after the time: 2020-01-05T02:00Z, ...T02:00+05:00, ... 02:00 -0500
+
+
+def _zoned(v) -> bool:
+    """Whether one value carries its own time zone (text with a zone after its time, or an aware datetime)."""
+    if isinstance(v, str):
+        return _ZONE.search(v) is not None
+    return getattr(v, "tzinfo", None) is not None
+
+
+def format_units(v: np.ndarray, unit: str, timezone: str | None = None) -> np.ndarray:
+    """ISO texts of whole units since 1970-01-01 (None where ``v`` is NaN); with ``timezone="UTC"``,
+    date-times end in ``Z`` (dates are written as dates)."""
     out = np.full(len(v), None, dtype=object)
     ok = ~np.isnan(v)
     t = np.rint(v[ok]).astype(np.int64).astype(f"datetime64[{UNITS[unit]}]")
-    out[ok] = np.datetime_as_string(t, unit=_SHOWN[unit])
+    out[ok] = np.datetime_as_string(t, unit=_SHOWN[unit], timezone="UTC" if timezone and unit != "day" else "naive")
     return out
 
 
@@ -113,17 +159,26 @@ def _bound_units(c: DatetimeColumn, bound: str, rounding) -> float:
                           f"2020-01-31 (or a date-time), got {shorten(v)}")
     if t.tzinfo is not None:
         t = t.tz_convert("UTC").tz_localize(None)
+    if bound == "upper" and _date_only(v):  # the whole day: its last unit, not its midnight
+        t += pd.Timedelta(days=1) - pd.Timedelta(_NS[c.unit], unit="ns")
     ns = t.as_unit("ns").value
     return float(rounding(ns / _NS[c.unit]) if ns % _NS[c.unit] else ns // _NS[c.unit])
 
 
+def _date_only(v) -> bool:
+    """Whether a bound is a date without a time of day (``2017-12-31``, or a YAML date)."""
+    if isinstance(v, str):
+        return re.fullmatch(r"\d{4}-\d{2}-\d{2}", v.strip()) is not None
+    return isinstance(v, _dt.date) and not isinstance(v, _dt.datetime)
+
+
 def datetime_from_dict(name: str, spec) -> DatetimeColumn:
-    """A :class:`DatetimeColumn` from its YAML form ``{type: datetime, lower, upper, step, missing, role}``."""
+    """A :class:`DatetimeColumn` from its YAML form ``{type: datetime, lower, upper, step, timezone, missing, role}``."""
     for k in ("lower", "upper"):
         if k not in spec:
             raise SchemaError(f"column '{name}': a datetime column needs '{k}' (a public bound, an ISO date)")
     return DatetimeColumn(name=name, lower=spec["lower"], upper=spec["upper"], role=spec.get("role"),
-                          missing=spec.get("missing"), unit=spec.get("step", "day"))
+                          missing=spec.get("missing"), unit=spec.get("step", "day"), timezone=spec.get("timezone"))
 
 
 def dates_as_numbers(df: pd.DataFrame, schema) -> pd.DataFrame:

@@ -37,7 +37,7 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
     columns are left out with a warning. Numeric bounds are widened to round numbers.
     """
     from .values import NA_TOKENS, ColumnCounts, StatedFacts, canonical_text, decide_kind, declared_levels_spec, \
-        identifier_name, missing_tokens, value_classes, whole_numbers
+        identifier_name, missing_tokens, value_classes, whole_numbers, with_timezone
 
     facts = facts or StatedFacts()
     if facts.label is not None and facts.label not in df.columns:
@@ -64,7 +64,7 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
         has_missing = counts.classes[0] > 0
         present = text[value_classes(text) != 0]
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)
-                      if kind == "categorical" else _drafted_bounds(kind, present, has_missing))
+                      if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing), counts))
     if not cols:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     out: dict = {"na_values": [t for t in NA_TOKENS if t in na]} if na else {}

@@ -251,7 +251,7 @@ def decode_numeric(c: NumericColumn, x: np.ndarray):
         v = significant(v)  # the encoded scale's last bits: 27.000000000000004 is written 27
     v[miss] = np.nan
     if isinstance(c, DatetimeColumn):
-        return format_units(v, c.unit)
+        return format_units(v, c.unit, c.timezone)
     if is_whole(c.lower, c.upper, step):
         if miss.any() or c.missing == "allowed":
             arr = pd.array(np.where(miss, 0, v).astype(np.int64), dtype="Int64")

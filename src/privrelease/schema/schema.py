@@ -159,7 +159,7 @@ Column = NumericColumn | CategoricalColumn
 _COLUMN_KEYS = {
     "numeric": {"type", "lower", "upper", "integer", "role", "step", "missing"},
     "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
-    "datetime": {"type", "lower", "upper", "step", "role", "missing"},
+    "datetime": {"type", "lower", "upper", "step", "timezone", "role", "missing"},
 }
 _TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance",
              "constraints"}

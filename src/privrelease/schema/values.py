@@ -20,10 +20,11 @@ import pandas as pd
 
 # Spellings of a missing value, fixed before any data are read (a public rule).
 NA_TOKENS = ("", "NA", "N/A", "n/a", "na", "NaN", "nan", "null", "NULL", "None", "?", "#N/A")
-# The classes of a value, in the order of the count vector of :func:`value_classes`.
-CLASSES = ("missing", "integer", "fraction", "date", "text")
+# The classes of a value, in the order of the count vector of :func:`value_classes`: a "utc date" is a
+# date-time that states its UTC offset (2017-01-01T00:14:22Z, ...+05:00), a "date" one that does not.
+CLASSES = ("missing", "integer", "fraction", "date", "text", "utc date")
 _NUMBER = r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
-_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
+_DATE = r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?P<zone> ?(?:[zZ]|[+-]\d{2}(?::?\d{2})?))?)?"
 _NUMBER_RE, _DATE_RE, _NA_SET = re.compile(_NUMBER), re.compile(_DATE), frozenset(NA_TOKENS)
 
 # Shares of the rule that decides a column's kind from its class counts (exact or noisy).
@@ -69,14 +70,15 @@ def _class_of(t: str) -> int:
     if _NUMBER_RE.fullmatch(t):
         v = float(t)
         return 1 if math.isfinite(v) and v == round(v) else 2
-    return 3 if _DATE_RE.fullmatch(t) else 4
+    date = _DATE_RE.fullmatch(t)
+    return 4 if date is None else 5 if date.group("zone") else 3
 
 
 def value_classes(text: pd.Series) -> np.ndarray:
     """The class of every value (an index into :data:`CLASSES`), from its canonical text alone.
 
-    >>> value_classes(pd.Series(["", "?", "40", "40.5", "1e3", "2020-01-31", "abc"])).tolist()
-    [0, 0, 1, 2, 1, 3, 4]
+    >>> value_classes(pd.Series(["", "?", "40", "40.5", "1e3", "2020-01-31", "abc", "2020-01-31T10:00Z"])).tolist()
+    [0, 0, 1, 2, 1, 3, 4, 5]
     """
     uniq, inv = _unique(text)
     return np.array([_class_of(t) for t in uniq], dtype=np.int64)[inv] if len(inv) else np.zeros(0, np.int64)
@@ -90,10 +92,12 @@ def as_numbers(text: pd.Series) -> np.ndarray:
 
 
 def as_days(text: pd.Series) -> np.ndarray:
-    """Days since 1970-01-01 (fractional for times of day) of the ISO dates (NaN for other values)."""
+    """Days since 1970-01-01 (fractional for times of day) of the ISO dates, in UTC (NaN for other values)."""
+    from .dates import parse_iso
+
     uniq, inv = _unique(text)
-    ok = np.array([_class_of(t) == 3 for t in uniq], dtype=bool)
-    d = pd.to_datetime(pd.Series(np.where(ok, uniq, None), dtype=object), errors="coerce", format="ISO8601")
+    ok = np.array([_class_of(t) in (3, 5) for t in uniq], dtype=bool)
+    d = parse_iso(pd.Series(np.where(ok, uniq, None), dtype=object)).dt.tz_localize(None)
     ns = d.to_numpy(dtype="datetime64[ns]").astype(np.int64).astype(np.float64)
     days = np.where(d.isna().to_numpy(), np.nan, ns / 86_400e9)
     return days[inv] if len(inv) else np.zeros(0)
@@ -146,16 +150,16 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
     """A column's kind from its counts: ``empty``, ``identifier``, ``numeric``, ``integer`` (a numeric
     column of whole numbers), ``datetime`` or ``categorical``; the same rule for both drafts.
 
-    >>> decide_kind(ColumnCounts((0, 990, 10, 0, 0), outside_top=700, repeats=900), 1000)
+    >>> decide_kind(ColumnCounts((0, 990, 10, 0, 0, 0), outside_top=700, repeats=900), 1000)
     'integer'
-    >>> decide_kind(ColumnCounts((0, 1000, 0, 0, 0), outside_top=0, repeats=998), 1000)
+    >>> decide_kind(ColumnCounts((0, 1000, 0, 0, 0, 0), outside_top=0, repeats=998), 1000)
     'categorical'
-    >>> decide_kind(ColumnCounts((0, 0, 0, 0, 1000), outside_top=990, repeats=0), 1000)
+    >>> decide_kind(ColumnCounts((0, 0, 0, 0, 1000, 0), outside_top=990, repeats=0), 1000)
     'identifier'
     """
     c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
     present = c[1:].sum()
-    if present < max(EMPTY_SHARE * n, 1.0):
+    if n - c[0] < max(EMPTY_SHARE * n, 1.0):  # one noisy count: the clipped noise of the others adds up
         return "empty"
     few_levels = max(counts.outside_top, 0.0) <= FEW_LEVELS_OUTSIDE_TOP * present
     distinct = n >= MIN_IDENTIFIER_N and max(counts.repeats, 0.0) <= REPEAT_SHARE * present
@@ -166,9 +170,24 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
         if integer and distinct:
             return "identifier"
         return "integer" if integer else "numeric"
-    if c[3] >= NUMERIC_SHARE * present:
+    if c[3] + c[5] >= NUMERIC_SHARE * present:
         return "datetime"
     return "identifier" if distinct else "categorical"
+
+
+def with_timezone(spec: dict, counts: ColumnCounts | None) -> dict:
+    """A drafted column's spec, with ``timezone: UTC`` after its step when it is a datetime column whose
+    counts say its values state their UTC offset (more of them than dates without); the same rule for both drafts.
+
+    >>> with_timezone({"type": "datetime", "step": "day", "missing": "allowed"},
+    ...               ColumnCounts((9, 0, 0, 10, 0, 990), outside_top=0, repeats=0))
+    {'type': 'datetime', 'step': 'day', 'timezone': 'UTC', 'missing': 'allowed'}
+    """
+    if spec.get("type") != "datetime" or counts is None or not counts.classes[5] > max(counts.classes[3], 0.0):
+        return spec
+    items = list(spec.items())
+    at = list(spec).index("step") + 1 if "step" in spec else len(items)
+    return dict(items[:at] + [("timezone", "UTC")] + items[at:])
 
 
 def whole_numbers(counts: ColumnCounts) -> bool:
