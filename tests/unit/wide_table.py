@@ -32,21 +32,25 @@ def wide_table(n: int = 5000, seed: int = 0) -> pd.DataFrame:
 
 
 def bound_problems(df: pd.DataFrame, columns: dict) -> list[str]:
-    """Every drafted bound that misses the data's 5 %..95 % range or lies more than 2^4 beyond the
-    magnitude of its extreme (an absent bound is no problem)."""
+    """Every drafted bound that leaves more than 10 % of the data outside (the draft writes a range only
+    when its noisy count holds 90 % of n: the bulk), or misses the 10 %..90 % range, or lies more than
+    2^4 beyond the magnitude of its extreme (an absent bound is no problem)."""
     out = []
     for name, spec in columns.items():
         v = df[name].dropna().to_numpy(dtype=float)
-        p5, p95 = np.quantile(v, [0.05, 0.95])
+        p5, p95 = np.quantile(v, [0.10, 0.90])
         lo, hi = spec.get("lower"), spec.get("upper")
+        inside = np.mean((v >= (-np.inf if lo is None else lo)) & (v <= (np.inf if hi is None else hi)))
+        if inside < 0.9:
+            out.append(f"{name}: only {inside:.1%} of the values inside [{lo}, {hi}]")
         if lo is not None:
             if lo > p5:
-                out.append(f"{name}: lower {lo:g} > p5 {p5:g}")
+                out.append(f"{name}: lower {lo:g} > p10 {p5:g}")
             if lo < _far(v.min(), -1):
                 out.append(f"{name}: lower {lo:g} far below min {v.min():g}")
         if hi is not None:
             if hi < p95:
-                out.append(f"{name}: upper {hi:g} < p95 {p95:g}")
+                out.append(f"{name}: upper {hi:g} < p90 {p95:g}")
             if hi > _far(v.max(), 1):
                 out.append(f"{name}: upper {hi:g} far above max {v.max():g}")
     return out
