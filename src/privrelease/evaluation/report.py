@@ -109,6 +109,7 @@ def _tstr_section(ev: Evaluation) -> str:
     return ("<h2>Train on the release, test on real records</h2>"
             f"<p>{ev.n_test:,} real held-out records, label <code>{_esc(ev.label)}</code>. The majority-class "
             "rate is the accuracy of predicting the real table's most frequent label for everyone.</p>"
+            + (f"<p class='leftout'>{_esc(ev.below_majority_warning())}</p>" if ev.below_majority_warning() else "")
             + _table(rows, ("model", "accuracy", "AUC" if second == "auc" else "macro-F1")))
 
 
