@@ -104,6 +104,15 @@ class DataWarning(PrivReleaseWarning):
     """The data were altered or look wrong for the release (values clipped, extra columns, one class)."""
 
 
+class PrivateDataWarning(DataWarning):
+    """A data warning present or absent because of single records (values clipped, a one-class label): an
+    exact fact of the private input. Its text starts with :data:`PRIVATE_PREFIX`; a release keeps it in the
+    private diagnostics, and the CLI shows it only when it writes no diagnostics file."""
+
+
+PRIVATE_PREFIX = "PRIVATE (depends on single records of the input; keep out of shared logs): "
+
+
 class NotPrivateWarning(PrivReleaseWarning):
     """An operation read the private data without spending budget (e.g. schema drafting)."""
 

@@ -1,6 +1,8 @@
 """What a user is told on the console about their data: clipped values, extra columns, one-class labels,
 unknown labels in a draft, and values too long to echo."""
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -48,8 +50,9 @@ def test_clipped_columns_are_named_without_their_count(tmp_path, capsys, mechani
     assert code == 0, err
     lines = [w for w in _warnings(err) if "'age'" in w]
     # that clipping happened, not how often: the count is an exact private fact (in the private diagnostics)
-    assert lines == ["warning: values of column 'age' outside the declared bounds [0, 100] were clipped to them "
-                     "(how many: in the private diagnostics)"], err
+    assert lines == ["warning: PRIVATE (depends on single records of the input; keep out of shared logs): values of "
+                     "column 'age' outside the declared bounds [0, 100] were clipped to them (how many: in the "
+                     "private diagnostics)"], err
 
 
 def test_wholesale_clipping_is_said_without_counts(tmp_path, capsys):
@@ -60,7 +63,8 @@ def test_wholesale_clipping_is_said_without_counts(tmp_path, capsys):
     code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df, fmt="parquet"))
     assert code == 0, err
     (line,) = [w for w in _warnings(err) if "'when'" in w]
-    assert line.startswith("warning: values of column 'when' outside the declared bounds") and "60" not in line
+    assert line.startswith("warning: PRIVATE") and "values of column 'when' outside the declared bounds" in line
+    assert "60" not in line
 
 
 def test_parquet_datetime_in_a_numeric_column_names_type_datetime(tmp_path, capsys):
@@ -135,3 +139,27 @@ def test_schema_draft_writes_readable_bounds_and_utf8_names(tmp_path, capsys):
     assert "0.30000000000000004" not in out
     cols = yaml.safe_load(out)["columns"]
     assert cols["durée"]["upper"] == 0.3 and cols["année"]["lower"] == 1000.0
+
+
+def test_private_warnings_go_to_the_diagnostics_file_not_the_console(tmp_path, capsys):
+    """Issue 35, item 6: with a certificate, a warning present because of one record (clipping, one class)
+    is written to NAME.private-diagnostics.json, marked private, and the console's lines are the same as for
+    a table without it."""
+    df = _table(n=3000)
+    df.loc[:4, "age"] = 150
+    data, schema = _files(tmp_path, df)
+    code, _, err = run_cli(["release", str(data), "--schema", str(schema), "-m", "laplace", "-e", "1", "--seed", "0",
+                            "--out", str(tmp_path / "out.csv"), "--certificate", str(tmp_path / "c.json")], capsys)
+    assert code == 0 and _warnings(err) == [] and "clipped" not in err, err
+    held = json.loads((tmp_path / "c.private-diagnostics.json").read_text())["warnings"]
+    assert len(held) == 1 and held[0].startswith("PRIVATE") and "'age'" in held[0] and "clipped" in held[0]
+
+
+def test_private_warning_on_the_console_says_it_is_private(tmp_path, capsys):
+    """Issue 35, item 6: without a diagnostics file the custodian still sees the warning, marked private."""
+    df = _table()
+    df.loc[:4, "age"] = 150
+    code, _, err = _release(capsys, tmp_path, *_files(tmp_path, df))
+    assert code == 0, err
+    (line,) = [w for w in _warnings(err) if "'age'" in w]
+    assert line.startswith("warning: PRIVATE"), line

@@ -134,3 +134,19 @@ def test_named_tables_quick_slice(name, tmp_path):
         assert r["utility_coarse"] > res["chance"]["utility"] + 10  # the utility target survives
         assert r["privacy_fine_aware"] is not None
     assert "mechanism-aware" in res["verdict"]
+
+
+def test_perturb_keeps_a_clip_warning_in_its_private_diagnostics(labelled, tmp_path, capsys):
+    """Issue 35, item 6: the owner's clipped values are warned about in the private diagnostics (marked
+    private), not on the console, when a certificate is written."""
+    records = pd.read_csv(labelled["records"])
+    records.loc[0, "f1"] = 7.0
+    records.to_csv(labelled["records"], index=False)
+    cert = tmp_path / "cert.json"
+    code, _, err = run_cli(["perturb", str(labelled["records"]), "--public", str(labelled["public"]),
+                            "--schema", str(labelled["schema"]), "--utility-label", "activity",
+                            "--privacy-label", "subject", "--projection", "pca", "--out", str(tmp_path / "o.csv"),
+                            "-p", "max_iter=20", "--seed", "1", "--certificate", str(cert)], capsys)
+    assert code == 0 and "clipped" not in err, err
+    (held,) = json.loads(cert.with_name("cert.private-diagnostics.json").read_text())["warnings"]
+    assert held.startswith("PRIVATE") and "'f1'" in held

@@ -120,3 +120,52 @@ def test_evaluate_dict_is_json_and_table_says_private(small_df, small_schema):
     assert {"tvd_1way", "tvd_2way", "lr_accuracy", "gbdt_auc"} <= set(d["summary"])
     table = ev.to_table()
     assert "NOT for publication" in table and "worst: color" in table
+
+
+def _seven_classes(n=2400, seed=0):
+    """A 7-class label decided by a categorical column and a threshold on a numeric one (a few records
+    flipped): near-deterministic, imbalanced, as a grade is of a sub-grade."""
+    rng = np.random.default_rng(seed)
+    levels = [f"g{i}" for i in range(7)]
+    schema = Schema.from_dict({"columns": {
+        "sub": {"type": "categorical", "categories": [f"s{i}" for i in range(14)]},
+        "x": {"type": "numeric", "lower": 0, "upper": 1},
+        "noise": {"type": "numeric", "lower": 0, "upper": 1},
+        "grade": {"type": "categorical", "categories": levels, "role": "label"},
+    }})
+    sub = rng.choice(14, n, p=np.r_[[0.2, 0.2], np.full(12, 0.6 / 12)])
+    x = rng.random(n)
+    grade = (sub // 2 + (x > 0.98)).clip(0, 6)
+    flip = rng.random(n) < 0.001
+    grade[flip] = rng.integers(0, 7, flip.sum())
+    df = pd.DataFrame({"sub": [f"s{i}" for i in sub], "x": x, "noise": rng.random(n),
+                       "grade": [levels[i] for i in grade]})
+    return df, schema
+
+
+def test_gradient_boosting_fits_a_near_deterministic_seven_class_label():
+    """Issue 35, item 15: the real-data gradient-boosting baseline must not fall below the majority rate."""
+    df, s = _seven_classes()
+    res = tstr(df.iloc[:1600], df.iloc[1600:], s)
+    assert res["logistic_regression"]["accuracy"] > 0.95
+    assert res["gradient_boosting"]["accuracy"] > 0.95
+
+
+def test_a_model_below_the_majority_rate_is_said(monkeypatch):
+    """Issue 35, item 15: a train-on-release model (or the real-data baseline) that scores below predicting
+    the majority class for everyone has failed to fit; evaluate says so in the table and the JSON, rather
+    than printing 0.396 beside 0.9997 without a word."""
+    from sklearn.dummy import DummyClassifier
+
+    from privrelease.evaluation import fidelity
+
+    df, s = _seven_classes()
+    real_model = fidelity._model
+    monkeypatch.setattr(fidelity, "_model", lambda name, seed: DummyClassifier(strategy="stratified", random_state=0)
+                        if name == "gradient_boosting" else real_model(name, seed))
+    ev = evaluate(df.iloc[:1200], df.iloc[:1200], s, test=df.iloc[1600:], sdmetrics=False)
+    d = json.loads(json.dumps(ev.to_dict()))
+    assert d["tstr_below_majority"] == ["gradient boosting (release)", "gradient boosting (real data)"]
+    table = ev.to_table()
+    assert ("warning: gradient boosting (release), gradient boosting (real data) scored below the majority-class "
+            "rate: the model failed to fit, its scores are no reference") in table, table

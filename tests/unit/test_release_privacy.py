@@ -169,3 +169,24 @@ def test_budget_or_dataset_id_without_ledger_is_refused(small_schema, small_df, 
     with pytest.raises(ParameterError, match="need\\(s\\) a ledger"):
         release_file(src, small_schema, tmp_path / "out.csv", "laplace", 1.0, rng=0, **kw)
     assert not (tmp_path / "out.csv").exists()
+
+
+# ---- issue 35, item 6: a warning present because of one record is private ---------------------------
+
+def test_data_dependent_warnings_say_they_are_private_and_go_to_the_diagnostics(small_schema, small_df):
+    """Issue 35, item 6: the clip warning (and the one-class label warning) appears if and only if some record
+    is out of bounds (or every label is one class), a one-record signal; it says that it is private and the
+    private diagnostics hold it, the neighbouring table without it has no such warning."""
+    from privrelease.errors import PrivateDataWarning
+
+    other = small_df.assign(label="no")
+    other.loc[0, "age"] = 150
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        r = release(other, small_schema, "laplace", 1.0, rng=0)
+    private = [str(w.message) for w in rec if issubclass(w.category, PrivateDataWarning)]
+    assert len(private) == 2 and all(m.startswith("PRIVATE") for m in private), private
+    assert r.private_diagnostics.warnings == private
+    assert r.private_diagnostics.to_dict()["warnings"] == private
+    clean = release(small_df, small_schema, "laplace", 1.0, rng=0)
+    assert clean.private_diagnostics.warnings == []

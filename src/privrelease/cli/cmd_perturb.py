@@ -4,6 +4,7 @@ perturbation). No formal privacy guarantee."""
 from __future__ import annotations
 
 import json
+import warnings
 from pathlib import Path
 from typing import List, Optional
 
@@ -33,6 +34,7 @@ def perturb(
     """
     import pandas as pd
 
+    from ..errors import PrivateDataWarning
     from ..io import write_table
     from ..mechanisms import get_mechanism
 
@@ -43,10 +45,16 @@ def perturb(
     mech = cls(public_X=enc.encode(pub).X, public_utility=pub[utility_label].astype(str).to_numpy(),
                public_privacy=pub[privacy_label].astype(str).to_numpy(), projection=projection,
                projection_params=params, rng=seed, **mmd).fit()
-    Z = mech.transform(enc.encode(own).X)
+    own_enc = enc.encode(own, warn=False)
+    with warnings.catch_warnings():
+        if certificate is not None:  # the warnings that depend on single records go to the private file only
+            warnings.simplefilter("ignore", PrivateDataWarning)
+        private_warnings = enc.warn_clipped(own_enc.clip_counts, len(own))
+    Z = mech.transform(own_enc.X)
     write_table(pd.DataFrame(Z, columns=mech.output_columns_), out)
     if certificate is not None:
-        _write_certificate(certificate, cls, mech, {"projection": projection, **params, **mmd}, len(own))
+        _write_certificate(certificate, cls, mech, {"projection": projection, **params, **mmd}, len(own),
+                           private_warnings)
     typer.echo(f"wrote {out} ({len(Z):,} records, {Z.shape[1]} columns; guarantee: none (empirical))", err=True)
 
 
@@ -72,7 +80,7 @@ def _perturb_tables(records: Path, public: Path, schema: Path, utility_label: st
     return enc, pub, own
 
 
-def _write_certificate(certificate: Path, cls, mech, parameters: dict, n_records: int) -> None:
+def _write_certificate(certificate: Path, cls, mech, parameters: dict, n_records: int, private_warnings) -> None:
     """The certificate of a perturbation ("epsilon": None) and, beside it, its PRIVATE diagnostics."""
     from ..io import atomic_write
     from ..release import _jsonable, diagnostics_path
@@ -84,6 +92,6 @@ def _write_certificate(certificate: Path, cls, mech, parameters: dict, n_records
     with atomic_write(certificate, "w") as fh:
         fh.write(json.dumps(_jsonable(cert), indent=2))
     private = {"warning": "PRIVATE: exact diagnostics of the owner's records; never publish",
-               **mech.private_diagnostics()}
+               **mech.private_diagnostics(), "warnings": list(private_warnings)}
     with atomic_write(diagnostics_path(certificate), "w") as fh:
         fh.write(json.dumps(_jsonable(private), indent=2))

@@ -24,7 +24,7 @@ def release(
     certificate: Optional[Path] = typer.Option(
         None, "--certificate", "-c",
         help="Write the publishable certificate JSON here, and the PRIVATE diagnostics (exact clip counts, input "
-             "hash) beside it as NAME.private-diagnostics.json."),
+             "hash, the warnings that depend on single records) beside it as NAME.private-diagnostics.json."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Replace existing output files."),
     seed: Optional[int] = typer.Option(None, "--seed", help="Seeded noise for experiments (NOT for real releases)."),
     param: List[str] = typer.Option([], "--param", "-p", help="Mechanism parameter key=value (repeatable)."),
@@ -107,14 +107,17 @@ def _checked_mechanism(name: str, epsilon, accept_distributional_privacy: bool):
 
 def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **options):
     """:func:`~privrelease.release.release_file` with a progress bar on the terminal (the weak-epsilon
-    warning was already said once)."""
-    from ..errors import WeakPrivacyWarning
+    warning was already said once). With a certificate, the warnings that depend on single records
+    (clipped columns, a one-class label) go to the private diagnostics only, not to the console."""
+    from ..errors import PrivateDataWarning, WeakPrivacyWarning
     from ..release import release_file
     from .progress import ProgressBar
 
     bar = STATE["bar"] = ProgressBar()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
+        if options.get("certificate_path") is not None:
+            warnings.simplefilter("ignore", PrivateDataWarning)  # written to NAME.private-diagnostics.json
         try:
             with interrupt_notes():
                 return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
@@ -137,7 +140,7 @@ def _say_written(cert, out, certificate, sch, cls) -> None:
         f"wrote {out} ({cert.n_output_records:,} records, {cert.guarantee}, epsilon={_compact(cert.epsilon)}, "
         f"delta={_compact(cert.delta)}, noise: {cert.randomness})"
         + (f"; certificate {certificate} (publishable); PRIVATE diagnostics {diagnostics_path(certificate)} "
-           f"(do not publish)" if certificate else ""),
+           f"(do not publish; holds the data warnings, if any)" if certificate else ""),
         err=True,
     )
     if set(cert.output_columns) != set(sch.names):

@@ -5,9 +5,16 @@ publication. Definitions (``r`` the real values of one numeric column, ``s`` the
 ones, missing values left out of both unless said otherwise; :func:`cells.numeric_values`
 reads them, dates as units of the column's step):
 
+* **Comparison precision** ``h``: 0 for a column with a declared resolution (``step``; 1 for an
+  integer column), whose released values lie on its grid; 0.1 % of the range for a column
+  without one (``PRECISION_SHARE``), which a release writes at a precision of its own (the
+  default: the shortest decimal of each public cell, stated in the certificate): a real value
+  1.60943794250488 released as 1.60943 is the same value at that precision.
 * **KS**: the two-sample Kolmogorov-Smirnov statistic ``max_x |F_r(x) - F_s(x)|`` between the
-  empirical distribution functions (exact, ties included). 0 for the same values, 1 for
-  disjoint ones; 1 when one side has values and the other none, 0 when neither has any.
+  empirical distribution functions (exact, ties included), with values allowed to move by up
+  to ``h``: ``max_x max(F_r(x - h) - F_s(x), F_s(x - h) - F_r(x), 0)`` (the plain statistic at
+  ``h = 0``). 0 for the same values, 1 for disjoint ones; 1 when one side has values and the
+  other none, 0 when neither has any.
 * **W1 / range**: the Wasserstein-1 (earth mover's) distance ``integral |F_r(x) - F_s(x)| dx``
   divided by the public range ``upper - lower``: how far, as a share of the range, the values
   have to move on average. ``nan`` when a side has no values.
@@ -17,9 +24,9 @@ reads them, dates as units of the column's step):
   of the range: 0.1 means "within 10 % of the real value". The column's quantile error is the
   largest of its three.
 * **Atoms**: every value held by at least 1 % of the real records (``ATOM_SHARE``). For each,
-  its share of the real records and its share of the released records (equal values, to a
-  relative 1e-9); the **atom gap** of the column is the largest ``|released - real|`` share
-  (0 without atoms).
+  its share of the real records and its share of the released records, both counting the
+  values within ``h`` of it (equal values, to a relative 1e-9, when ``h = 0``); the **atom gap**
+  of the column is the largest ``|released - real|`` share (0 without atoms).
 * **Missing share**: the share of records whose value is missing, real and released.
 * **Dates**: a date column's quantiles and atoms are numbers of units of its step, and also
   ``real_date``, ``released_date`` and ``value_date`` texts, written as the HTML report writes
@@ -48,6 +55,7 @@ __all__ = ["ks_statistic", "wasserstein_1", "numeric_column", "numeric_columns",
            "ATOM_SHARE", "QUANTILES"]
 
 ATOM_SHARE = 0.01
+PRECISION_SHARE = 1e-3  #: a column without a declared step is compared at this share of its range
 QUANTILES = (("median", 0.5), ("p90", 0.9), ("p99", 0.99))
 
 
@@ -58,17 +66,22 @@ def _cdfs(r: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndar
     return x, np.searchsorted(r, x, side="right") / len(r), np.searchsorted(s, x, side="right") / len(s)
 
 
-def ks_statistic(r, s) -> float:
-    """Two-sample KS statistic of two samples (``nan`` values left out; module notes).
+def ks_statistic(r, s, h: float = 0.0) -> float:
+    """Two-sample KS statistic of two samples, values allowed to move by up to ``h`` (``nan`` values
+    left out; module notes).
 
     >>> ks_statistic([1, 2, 3], [1, 2, 3]), ks_statistic([1, 2], [5, 6]), ks_statistic([1, 2], [2, 3])
     (0.0, 1.0, 0.5)
+    >>> ks_statistic([1.0, 2.0], [1.001, 2.0]), ks_statistic([1.0, 2.0], [1.001, 2.0], h=0.01)
+    (0.5, 0.0)
     """
-    r, s = _clean(r), _clean(s)
+    r, s = np.sort(_clean(r)), np.sort(_clean(s))
     if len(r) == 0 or len(s) == 0:
         return 0.0 if len(r) == len(s) else 1.0
-    _, fr, fs = _cdfs(r, s)
-    return float(np.abs(fr - fs).max())
+    # the sup of F_a(x - h) - F_b(x) is reached where F_a(x - h) jumps: x = a_i + h
+    d_rs = np.searchsorted(r, r, side="right") / len(r) - np.searchsorted(s, r + h, side="right") / len(s)
+    d_sr = np.searchsorted(s, s, side="right") / len(s) - np.searchsorted(r, s + h, side="right") / len(r)
+    return float(max(d_rs.max(), d_sr.max(), 0.0))
 
 
 def wasserstein_1(r, s) -> float:
@@ -91,16 +104,21 @@ def _clean(v) -> np.ndarray:
 
 def _tolerance(col) -> float:
     res = getattr(col, "resolution", None)
-    return float(res) if res else 1e-3 * float(col.upper - col.lower)
+    return float(res) if res else PRECISION_SHARE * float(col.upper - col.lower)
+
+
+def comparison_precision(col) -> float:
+    """``h`` of the module notes: 0 with a declared resolution, else PRECISION_SHARE of the range."""
+    return 0.0 if getattr(col, "resolution", None) else PRECISION_SHARE * float(col.upper - col.lower)
 
 
 def _atoms(rv: np.ndarray, sv: np.ndarray, n_r: int, n_s: int, col) -> list[dict]:
     vals, counts = np.unique(rv, return_counts=True)
-    atoms = vals[counts >= ATOM_SHARE * n_r]
+    h = comparison_precision(col)
     out = []
-    for v, c in zip(atoms, counts[counts >= ATOM_SHARE * n_r]):
-        tol = 1e-9 * max(abs(float(v)), 1e-6 * float(col.upper - col.lower), 1e-300)
-        out.append({"value": float(v), "real": float(c) / n_r,
+    for v in vals[counts >= ATOM_SHARE * n_r]:
+        tol = max(h, 1e-9 * max(abs(float(v)), 1e-6 * float(col.upper - col.lower), 1e-300))
+        out.append({"value": float(v), "real": float(np.count_nonzero(np.abs(rv - v) <= tol)) / n_r,
                     "released": float(np.count_nonzero(np.abs(sv - v) <= tol)) / n_s})
     return out
 
@@ -126,7 +144,7 @@ def numeric_column(real: pd.Series, released: pd.Series, col) -> dict:
             a["value_date"] = text(a["value"])
     errors = [v["error"] for v in quant.values()]
     return {
-        "ks": ks_statistic(rv, sv),
+        "ks": ks_statistic(rv, sv, comparison_precision(col)),
         "w1_range": wasserstein_1(rv, sv) / span,
         "quantiles": quant,
         "quantile_error": float(np.nanmax(errors)) if not np.isnan(errors).all() else float("nan"),

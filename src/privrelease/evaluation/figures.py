@@ -7,8 +7,10 @@ of 50 columns keeps every label legible; the page scrolls sideways rather than s
 
 * :func:`column_figure`: one column's real and released shares over the 1-way TVD's public cells
   as side-by-side bars (no translucent overlap), integer columns labelled with the whole numbers
-  each bin holds, date columns with dates; numeric columns also get both distribution functions
-  (the KS statistic is their largest vertical gap).
+  each bin holds, date columns with dates, other bins with their edges at the digits that tell
+  adjacent bins apart; a categorical column of more than ``MAX_BARS`` levels shows its largest
+  levels and one bar for the others (:func:`bar_cells`); numeric columns also get both
+  distribution functions (the KS statistic is their largest vertical gap).
 * :func:`heatmap_figure`: a square matrix over named rows/columns; ``nan`` cells (the diagonal,
   an undefined value) are left blank rather than given a colour.
 * :func:`cramers_v`: the association of every pair of schema columns over the 2-way TVD's cells.
@@ -27,6 +29,7 @@ from .cells import is_datetime, numeric_values, unit_seconds
 
 REAL, RELEASED = "#1f5fa8", "#e08a1e"  # blue and orange: apart for the common colour-vision deficiencies
 FONT = 8.5
+MAX_BARS = 30  #: a categorical chart draws at most this many levels, the others as one bar
 
 
 def svg(fig) -> str:
@@ -77,14 +80,45 @@ def cell_labels(col, bins: int) -> list[str]:
             a, z = math.ceil(lo), (math.floor(hi) if b == bins - 1 else math.ceil(hi) - 1)
             out.append("" if a > z else f"{a:,}" if a == z else f"{a:,}\u2013{z:,}")
         else:
-            out.append(f"{lo:.3g}\u2013{hi:.3g}")
+            out.append(None)
+    if None in out:  # plain bins: enough digits that adjacent edges differ
+        text = edge_texts(edges)
+        out = [t if t is not None else f"{text[b - 1]}\u2013{text[b]}" for b, t in enumerate(out)]
     return out
+
+
+def edge_texts(edges: np.ndarray, digits: int = 3) -> list[str]:
+    """The bin edges at the fewest significant digits (at least ``digits``) that write no two of them alike.
+
+    >>> edge_texts(np.array([44.9, 44.925, 44.95])), edge_texts(np.array([0.0, 0.5, 1.0]))
+    (['44.9', '44.92', '44.95'], ['0', '0.5', '1'])
+    """
+    for d in range(digits, 18):
+        text = [f"{e:.{d}g}" for e in edges]
+        if len(set(text)) == len(text):
+            return text
+    return [repr(float(e)) for e in edges]
+
+
+def bar_cells(col, pr: np.ndarray, ps: np.ndarray, labels: list[str]):
+    """The cells a column's bar chart draws: all of them, or for a categorical column of more than MAX_BARS
+    levels the missing / other cell, the MAX_BARS - 1 levels of the largest share (real or released) in their
+    declared order, and one bar "other levels (k)" holding the shares of the k others."""
+    levels = len(pr) - 1
+    if col.kind == "numeric" or levels <= MAX_BARS:
+        return pr, ps, labels
+    top = np.sort(np.argsort(-np.maximum(pr[1:], ps[1:]), kind="stable")[:MAX_BARS - 1]) + 1
+    rest = np.setdiff1d(np.arange(1, levels + 1), top)
+    keep = np.r_[0, top]
+    return (np.r_[pr[keep], pr[rest].sum()], np.r_[ps[keep], ps[rest].sum()],
+            [labels[i] for i in keep] + [f"other levels ({len(rest)})"])
 
 
 def column_figure(col, pr: np.ndarray, ps: np.ndarray, labels: list[str], real: pd.Series | None = None,
                   released: pd.Series | None = None) -> str:
-    """One column: side-by-side bars of the real and released shares per cell (and, for a numeric
-    column given its values, both distribution functions)."""
+    """One column: side-by-side bars of the real and released shares per cell (:func:`bar_cells`; and, for a
+    numeric column given its values, both distribution functions)."""
+    pr, ps, labels = bar_cells(col, pr, ps, labels)
     keep = np.ones(len(pr), dtype=bool)
     keep[0] = pr[0] > 0 or ps[0] > 0  # the missing / other cell only when something falls in it
     x = np.arange(keep.sum())

@@ -24,7 +24,6 @@ shows statistics of the private data and is not for publication.
 from __future__ import annotations
 
 import html
-import json
 
 import numpy as np
 import pandas as pd
@@ -50,7 +49,8 @@ table{border-collapse:collapse;margin:.5em 0 1em}td,th{border:1px solid #ccc;pad
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}td.bad{background:#fbd5d5}
 .scroll{overflow-x:auto;max-width:100%}.figs{display:flex;flex-wrap:wrap;gap:.5em 2em}
 .figs figure{margin:0 0 1em;max-width:100%}figcaption{font-size:.9em;color:#444}td.name{white-space:nowrap}
-svg{display:block;height:auto}code{background:#f3f3f3;padding:0 .2em}.leftout{background:#fff6d6;padding:.5em 1em}
+dl.defs{display:grid;grid-template-columns:max-content auto;gap:.15em 1em;margin:.3em 0}dl.defs dt{font-weight:600}
+dl.defs dd{margin:0}dl.defs dl.defs{margin:0}svg{display:block;height:auto}code{background:#f3f3f3;padding:0 .2em}.leftout{background:#fff6d6;padding:.5em 1em}
 """
 
 
@@ -65,7 +65,8 @@ def _fmt(v) -> str:
 
 
 def _table(rows, header=None, bad=None) -> str:
-    """An HTML table (first column unwrapped, numbers right-aligned); ``bad``: (row, column) cells to mark."""
+    """An HTML table (first column unwrapped, numbers right-aligned) in a box that scrolls sideways when the
+    table is wider than the page; ``bad``: (row, column) cells to mark."""
     def cell(v, tag, classes):
         if isinstance(v, (float, int, np.floating)) and not isinstance(v, bool):
             classes = classes + ["num"]
@@ -76,7 +77,7 @@ def _table(rows, header=None, bad=None) -> str:
     body = "".join("<tr>" + "".join(cell(v, "td", (["name"] if c == 0 else []) + (["bad"] if (r, c) in (bad or ())
                                                                                     else []))
                                     for c, v in enumerate(row)) + "</tr>" for r, row in enumerate(rows))
-    return "<table>" + head + body + "</table>"
+    return '<div class="scroll"><table>' + head + body + "</table></div>"
 
 
 def _summary_rows(ev: Evaluation) -> list:
@@ -111,6 +112,7 @@ def _tstr_section(ev: Evaluation) -> str:
     return ("<h2>Train on the release, test on real records</h2>"
             f"<p>{ev.n_test:,} real held-out records, label <code>{_esc(ev.label)}</code>. The majority-class "
             "rate is the accuracy of predicting the real table's most frequent label for everyone.</p>"
+            + (f"<p class='leftout'>{_esc(ev.below_majority_warning())}</p>" if ev.below_majority_warning() else "")
             + _table(rows, ("model", "accuracy", "AUC" if second == "auc" else "macro-F1")))
 
 
@@ -143,7 +145,7 @@ def _numeric_section(ev: Evaluation, schema: Schema) -> str:
             f"(or one step where the real one is 0), an atom (a value held by at least 1 % of the real records) "
             f"whose share moved by more than {TARGETS['atom'] * 100:.0f} percentage points."
             + ("" if any_missing else " No numeric value is missing in either table.") + "</p>"
-            f'<div class="scroll">{_table(rows, header, bad)}</div>')
+            + _table(rows, header, bad))
 
 
 def _column_order(ev: Evaluation) -> list[str]:
@@ -181,11 +183,28 @@ def _certificate_section(cert: dict) -> str:
     if cert.get("budget_split"):
         parts += ["<h3>Budget split</h3>", _table(sorted(cert["budget_split"].items()))]
     if cert.get("schema_provenance"):
-        parts += ["<h3>Schema provenance</h3>",
-                  f"<pre>{html.escape(json.dumps(cert['schema_provenance'], indent=2, default=str))}</pre>"]
+        parts += ["<h3>Schema provenance</h3>", _definitions(cert["schema_provenance"])]
     if cert.get("notes"):
         parts += ["<h3>Notes</h3><ul>" + "".join(f"<li>{html.escape(str(n))}</li>" for n in cert["notes"]) + "</ul>"]
     return "\n".join(parts)
+
+
+def _definitions(d: dict) -> str:
+    """A mapping as a definition list (keys in words, nested mappings as nested lists, lists of plain
+    values joined by commas, an empty value as "none")."""
+    def value(v) -> str:
+        if isinstance(v, dict):
+            return _definitions(v) if v else "none"
+        if isinstance(v, (list, tuple)):
+            if not v:
+                return "none"
+            if all(not isinstance(x, (dict, list, tuple)) for x in v):
+                return ", ".join(_fmt(x) for x in v)
+            return "<ul>" + "".join(f"<li>{value(x)}</li>" for x in v) + "</ul>"
+        return "none" if v is None else _fmt(v)
+
+    return ('<dl class="defs">' + "".join(f"<dt>{_esc(str(k).replace('_', ' '))}</dt><dd>{value(v)}</dd>"
+                                          for k, v in d.items()) + "</dl>")
 
 
 def _ledger_section(summaries: list[dict]) -> str:

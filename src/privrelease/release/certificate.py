@@ -4,7 +4,7 @@ The :class:`Certificate` holds only public facts (the schema's hash, the mechani
 parameters, the public n, sensitivities, noise scales, output hash) and DP-protected
 values. Exact facts computed from the private input that do not go through a mechanism
 (per-column clip counts, the input's sha256, a mechanism's exact counts such as how many
-projected records were clipped) change deterministically when one record changes, so
+projected records were clipped, the warnings that exist because of single records) change deterministically when one record changes, so
 they go into a separate :class:`PrivateDiagnostics` record, written as
 ``NAME.private-diagnostics.json`` beside the certificate ``NAME.json``; its name and its
 first line say that it is private.
@@ -69,11 +69,13 @@ class Certificate:
 
 @dataclass
 class PrivateDiagnostics:
-    """Exact facts of the private input (clip counts, input hash, a mechanism's exact counts): NOT private."""
+    """Exact facts of the private input (clip counts, input hash, a mechanism's exact counts, and the
+    warnings present because of single records, such as which columns were clipped): NOT private."""
 
     input_sha256: str | None
     clip_counts: dict
     mechanism: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"warning": PRIVATE_WARNING, **{k: _jsonable(v) for k, v in self.__dict__.items()}}
@@ -166,6 +168,6 @@ def _provenance_notes(provenance: dict | None) -> list:
             f"delta={provenance.get('delta')}); that spend is separate from this release's and adds to it"]
 
 
-def make_diagnostics(plan, clip_counts: dict, input_hash: str | None) -> PrivateDiagnostics:
+def make_diagnostics(plan, clip_counts: dict, input_hash: str | None, private_warnings=()) -> PrivateDiagnostics:
     return PrivateDiagnostics(input_sha256=input_hash, clip_counts=dict(clip_counts),
-                              mechanism=plan.mechanism.private_diagnostics())
+                              mechanism=plan.mechanism.private_diagnostics(), warnings=list(private_warnings))

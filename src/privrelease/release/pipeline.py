@@ -81,7 +81,7 @@ def release(
     plan = construct(schema, mechanism, epsilon, delta, rng, len(data), on_out_of_bounds, **params)
     warn_extra_columns(data.columns, schema, "the input table")
     chunk = plan.record_map.encode(data)
-    warn_data(plan, len(data), chunk.clip_counts, class_counts(plan, chunk.X, chunk.y))
+    private_warnings = warn_data(plan, len(data), chunk.clip_counts, class_counts(plan, chunk.X, chunk.y))
     mech = plan.mechanism
     m = n_draw(mech, n_synthetic, plan.n)
     with ledger_charge(ledger, dataset_id, budget, plan), release_threads():
@@ -95,7 +95,7 @@ def release(
     cert = make_certificate(plan, len(out), list(out.columns), out_hash)
     input_hash = frame_sha256(data[schema.names])
     return ReleaseResult(data=out, certificate=cert, mechanism=mech,
-                         private_diagnostics=make_diagnostics(plan, chunk.clip_counts, input_hash))
+                         private_diagnostics=make_diagnostics(plan, chunk.clip_counts, input_hash, private_warnings))
 
 
 # ---- file release ----------------------------------------------------------------------
@@ -124,14 +124,16 @@ def class_counts(plan: Plan, X: np.ndarray, y: np.ndarray | None) -> np.ndarray 
     return None
 
 
-def warn_data(plan: Plan, n: int, clip_counts: dict, label_counts) -> None:
+def warn_data(plan: Plan, n: int, clip_counts: dict, label_counts) -> list[str]:
     """The data warnings of a release, once, from totals over the whole table: clipped columns
-    (named, with their counts) and a label holding a single class."""
+    (named, without their counts) and a label holding a single class. Each is present because of
+    single records, so each is private: returned for the private diagnostics."""
     from ..schema.encoding import warn_one_class
 
-    plan.encoder.warn_clipped(clip_counts, n)
+    msgs = plan.encoder.warn_clipped(clip_counts, n)
     if label_counts is not None:
-        warn_one_class(plan.schema.label, label_counts, n)
+        msgs += warn_one_class(plan.schema.label, label_counts, n)
+    return msgs
 
 
 def release_file(
@@ -211,12 +213,13 @@ def _fit_and_write(plan: Plan, source: FileSource, eng, strategy: str, m: int, t
     fitted = STRATEGIES[strategy](plan, source, eng, progress)
     if fitted.n != plan.n:
         raise InputDataError(f"the input changed during the release ({plan.n} then {fitted.n} records)")
-    warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
+    private_warnings = warn_data(plan, fitted.n, fitted.clip_counts, fitted.class_counts)
     n_out, cols, out_hash = write_table_output(plan, fitted, source, eng, m, tx.temp("table"), out_path, progress)
     cert = make_certificate(plan, n_out, cols, out_hash)
     if "certificate" in tx.targets:
         tx.write_text("certificate", cert.to_json())
-        tx.write_text("diagnostics", make_diagnostics(plan, fitted.clip_counts, source.sha256()).to_json())
+        tx.write_text("diagnostics", make_diagnostics(plan, fitted.clip_counts, source.sha256(),
+                                                         private_warnings).to_json())
     return cert
 
 

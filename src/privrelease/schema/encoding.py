@@ -13,10 +13,10 @@ otherwise be silently altered: missing values (unless the schema allows them),
 unknown categories, non-numeric text in a numeric column, dates in a column not
 declared ``type: datetime``, and - with ``on_out_of_bounds="error"`` - values outside
 the declared bounds. By default out-of-bounds values are clipped and counted; the counts
-go into the release certificate and a :class:`~privrelease.errors.DataWarning` names each
-clipped column with its count (loudly when every value of a column was clipped, which
-means the declared bounds do not describe the column). A label column holding a single
-class is warned about too.
+go into the private diagnostics and a :class:`~privrelease.errors.PrivateDataWarning` names
+each clipped column, without its count. A label column holding a single class is warned
+about too. Both warnings exist because of single records, so their text says that they are
+private and a release keeps them in its private diagnostics.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..errors import DataWarning, InputDataError, SchemaError, shorten, shorten_list
+from ..errors import PRIVATE_PREFIX, InputDataError, PrivateDataWarning, SchemaError, shorten, shorten_list
 from .dates import DatetimeColumn, format_units
 from .precision import is_whole, significant, snap
 from .schema import CategoricalColumn, NumericColumn, Schema
@@ -112,7 +112,7 @@ class Encoder:
         """Encode ``df`` (which must contain every schema column; extra columns are ignored).
 
         With ``warn=True`` clipped values and a one-class label are reported as
-        :class:`~privrelease.errors.DataWarning`; callers that encode a table in chunks pass
+        :class:`~privrelease.errors.PrivateDataWarning`; callers that encode a table in chunks pass
         ``warn=False`` and call :meth:`warn_clipped` once with the totals.
         """
         if on_out_of_bounds not in OUT_OF_BOUNDS_POLICIES:
@@ -141,17 +141,18 @@ class Encoder:
             self.warn_clipped(clip_counts, n)
         return EncodedTable(X=X, clip_counts=clip_counts)
 
-    def warn_clipped(self, clip_counts: dict, n_rows: int) -> None:
-        """One :class:`~privrelease.errors.DataWarning` per clipped column, naming it and its public bounds.
+    def warn_clipped(self, clip_counts: dict, n_rows: int) -> list[str]:
+        """One :class:`~privrelease.errors.PrivateDataWarning` per clipped column, naming it and its public
+        bounds; returns the messages (for the private diagnostics).
 
         The warning says only that clipping happened: how many values were clipped is an exact fact
-        of the private input, kept in the private diagnostics (a console or a log is often shared).
+        of the private input, kept in the private diagnostics. That it appears at all depends on single
+        records, so it says that it is private.
         """
-        for c in self.columns:
-            if not int(clip_counts.get(c.name, 0)):
-                continue
-            warnings.warn(f"values of column '{c.name}' outside the declared bounds {_bounds_text(c)} "
-                          f"were clipped to them (how many: in the private diagnostics)", DataWarning, stacklevel=3)
+        msgs = [f"values of column '{c.name}' outside the declared bounds {_bounds_text(c)} were clipped to "
+                f"them (how many: in the private diagnostics)"
+                for c in self.columns if int(clip_counts.get(c.name, 0))]
+        return [warn_private(m) for m in msgs]
 
     def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int):
         v = numeric_values(c, s, row_offset)
@@ -308,16 +309,24 @@ def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
     return hit & s.notna()
 
 
-def warn_one_class(column: CategoricalColumn, class_counts, n_records: int | None = None) -> None:
-    """Warn when a label column's records all fall in one class (given the per-level counts)."""
+def warn_one_class(column: CategoricalColumn, class_counts, n_records: int | None = None) -> list[str]:
+    """Warn when a label column's records all fall in one class (given the per-level counts); returns the
+    message, if any, for the private diagnostics (one record of another class would remove it)."""
     counts = np.asarray(class_counts)
     n = int(counts.sum()) if n_records is None else int(n_records)
-    if n >= 2 and np.count_nonzero(counts) == 1:
-        level = column.categories[int(np.flatnonzero(counts)[0])]
-        warnings.warn(
-            f"label column '{column.name}' holds a single class ({shorten(level)}) in all {n:,} "
-            f"records: a supervised mechanism cannot learn the other classes and the released labels carry "
-            f"no information", DataWarning, stacklevel=3)
+    if n < 2 or np.count_nonzero(counts) != 1:
+        return []
+    level = column.categories[int(np.flatnonzero(counts)[0])]
+    return [warn_private(f"label column '{column.name}' holds a single class ({shorten(level)}) in all {n:,} "
+                         f"records: a supervised mechanism cannot learn the other classes and the released labels "
+                         f"carry no information")]
+
+
+def warn_private(message: str) -> str:
+    """Issue ``message``, marked private, as a :class:`~privrelease.errors.PrivateDataWarning`; return it."""
+    text = PRIVATE_PREFIX + message
+    warnings.warn(text, PrivateDataWarning, stacklevel=4)
+    return text
 
 
 def _canonical_str(s: pd.Series) -> np.ndarray:

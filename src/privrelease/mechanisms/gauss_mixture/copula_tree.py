@@ -148,6 +148,12 @@ class NumericTree:
         self.grids = out
 
     @property
+    def precision(self) -> float:
+        """The precision a released value has, in value units (public): the resolution when there is
+        one, else the width of a leaf (a value is the shortest decimal of its leaf)."""
+        return self.resolution if self.resolution > 0 else self.span / self.bins
+
+    @property
     def depth(self) -> int:
         return len(self.levels)
 

@@ -501,7 +501,7 @@ class GaussCopula(SyntheticMechanism):
             "rho_zcdp": self.rho_,
             "rho_split": dict(self.rho_split_),
             "accounting": self.accounting_mode_,
-            "marginal_cells": [int(c.n_cells) for c in self.cells_],
+            "marginal_cells": [int(c.n_cells) for c in self.cells_], "released_precision": [c.precision for c in self.cells_],
             "tree_levels": [int(d) for d in getattr(self, "depths_", ())],
             "marginals": ("DP one-way histograms on public cells, numeric columns as trees measured level by "
                           "level (Gaussian mechanism, L2 sensitivity sqrt(2 d), d histograms over all levels)"),
