@@ -107,17 +107,20 @@ def test_a_level_held_by_one_record_is_kept_with_probability_below_delta():
 
 
 # ---- the scale step: a magnitude histogram (privrelease.dp.quantiles.noisy_magnitudes) ----
-# One record moves from bin [2, 4) to bin [1, 2). The event "noisy [1, 2) at least d1's count and
-# noisy [2, 4) at most d1's count" has the exact loss 2/b = epsilon (each coordinate moves by 1 in
-# its Laplace tail); everything after the histogram (magnitude_range) is post-processing.
+# One record moves from bin [2, 4) to bin [1, 2), or (the missing bin) becomes missing. The event
+# "noisy count of d1's new bin at least d1's count and noisy [2, 4) at most d1's count" has the
+# exact loss 2/b = epsilon (each coordinate moves by 1 in its Laplace tail); everything after the
+# histogram (magnitude_range, the missing-value flag) is post-processing.
 
-def _scale_pair():
-    return np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(6), 2 * np.ones(6)]
+SCALE_PAIRS = {"octave": (np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(6), 2 * np.ones(6)]),
+               "missing": (np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(5), 2 * np.ones(6), np.nan])}
 
 
-def _scale_audit(seed, trials):
-    d0, d1 = _scale_pair()
+def _scale_audit(seed, trials, pair="octave"):
+    d0, d1 = SCALE_PAIRS[pair]
     bins = np.searchsorted(quant.magnitude_edges(), [1.0, 2.0], side="right") - 1
+    if pair == "missing":
+        bins[0] = quant.magnitude_edges().size - 1  # the missing bin
     c1 = quant.magnitude_counts(d1)[bins]
 
     def run(d, rng):
@@ -131,13 +134,20 @@ PRIMITIVE_TRIALS = [pytest.param(50_000, marks=pytest.mark.slow, id="full"),
                     pytest.param(20_000, marks=[pytest.mark.slow, pytest.mark.ci_slice], id="slice")]
 
 
+def test_scale_pairs_move_the_whole_sensitivity():
+    for d0, d1 in SCALE_PAIRS.values():
+        diff = quant.magnitude_counts(d1) - quant.magnitude_counts(d0)
+        assert np.abs(diff).sum() == quant.SCALE_SENSITIVITY and sorted(diff[diff != 0]) == [-1, 1]
+
+
+@pytest.mark.parametrize("pair", sorted(SCALE_PAIRS))
 @pytest.mark.parametrize("trials", PRIMITIVE_TRIALS)
-def test_scale_audit_and_halved_noise_mutant(monkeypatch, trials):
-    res = _scale_audit(0, trials)
+def test_scale_audit_and_halved_noise_mutant(monkeypatch, trials, pair):
+    res = _scale_audit(0, trials, pair)
     assert res.epsilon_lower <= EPS, res
     assert res.epsilon_lower > 0.6 * EPS, res  # tight: the exact loss of the event is EPS
     monkeypatch.setattr(quant, "SCALE_SENSITIVITY", 1.0)  # halved noise
-    half = _scale_audit(1, trials)
+    half = _scale_audit(1, trials, pair)
     assert half.epsilon_lower > EPS, half
 
 
@@ -187,11 +197,11 @@ def test_profile_audit_and_halved_noise_mutant(monkeypatch, trials):
 
 # ---- the whole draft, end to end (privrelease.dp.draft.dp_draft) --------------------------------
 # One stated integer column and few records, so the column's bounds are its scale step with the
-# whole bounds share (0.75 of epsilon; the profile takes the rest and does not move on this pair).
+# whole of epsilon (a stated integer column has no profile).
 # d0: 40 records at 1 and c at 2, d1: one record 2 -> 1. Bin [1, 2) is always kept; the event
 # "drafted as [0, 8]" happens when bin [2, 4) stays below the run threshold t (its count c near t),
-# so its loss is at most 1/b = 0.75 epsilon / 2 for the real draft. A mutant that gives every
-# numeric column twice its epsilon realises up to 0.75 epsilon and is caught against the real
+# so its loss is at most 1/b = epsilon / 2 for the real draft. A mutant that gives every
+# numeric column twice its epsilon realises up to epsilon and is caught against the real
 # draft's largest loss on this event.
 
 EPS_DRAFT = 2.0
@@ -204,7 +214,7 @@ def _laplace_below(count, t, b):
 
 
 def _draft_pair(factor=1.0):
-    eps_s = factor * 0.75 * EPS_DRAFT
+    eps_s = factor * EPS_DRAFT
     b = quant.SCALE_SENSITIVITY / eps_s
     t = quant.laplace_threshold(b, quant.SCALE_STEP_RATE)
 
@@ -234,12 +244,12 @@ DRAFT_TRIALS = [pytest.param(20_000, marks=pytest.mark.slow, id="full"),
 @pytest.mark.parametrize("trials", DRAFT_TRIALS)
 def test_draft_end_to_end_audit_catches_twice_the_epsilon_per_numeric_column(monkeypatch, trials):
     d0, _ = _draft_pair()
-    assert 0.3 * 0.75 * EPS_DRAFT / 2 * 0.01 * len(d0) / 2 < quant.MIN_QUANTILE_SIGNAL  # the quantile step is skipped
+    assert 0.3 * EPS_DRAFT / 2 * 0.01 * len(d0) / 2 < quant.MIN_QUANTILE_SIGNAL  # the quantile step is skipped
     res = _draft_audit(0, trials)
-    real = 0.75 * EPS_DRAFT / 2  # the largest loss of the real draft on this event
+    real = EPS_DRAFT / 2  # the largest loss of the real draft on this event
     assert not res.caught and res.epsilon_lower <= real, res
     assert res.epsilon_lower > 0.4 * real, res
     orig = draft._bounded_column
-    monkeypatch.setattr(draft, "_bounded_column", lambda t, n, k, e, m, c: orig(t, n, k, 2 * e, m, c))
+    monkeypatch.setattr(draft, "_bounded_column", lambda t, n, k, e, c: orig(t, n, k, 2 * e, c))
     twice = _draft_audit(1, trials, factor=2.0)
     assert twice.epsilon_lower > real, twice

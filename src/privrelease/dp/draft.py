@@ -8,16 +8,16 @@
   ``numeric``, ``categorical``, ``datetime``, ``integer`` lists, declared ``levels``, the
   label, or a Parquet file's declared types), and the names that say a column is an
   identifier (``id``, ``*_id``, ``patientId``), which are left out.
-* **A noisy profile** of every column whose kind or integer flag is not stated (and of every
-  numeric and datetime column, for its missing values): Laplace counts of its missing values,
-  integers, other numbers, ISO dates and other text, of its values outside the 10 most
-  frequent and of its repeated values. The kind (numeric, integer, datetime, categorical,
-  identifier, empty) follows from these counts by the rule both drafts use
-  (:func:`~privrelease.schema.values.decide_kind`), and ``missing: allowed`` from the
-  noisy count of missing values.
-* **Bounds** of numeric and datetime columns: a DP magnitude histogram (the scale,
-  :func:`~privrelease.dp.quantiles.approx_range`) then two DP quantiles over readable
-  candidates inside it; or, with a public ``--range``, the quantiles over that range.
+* **A noisy profile** of every column whose kind, or (stated numeric) integer flag, is not
+  stated: Laplace counts of its missing values, integers, other numbers, ISO dates and other
+  text, of its values outside the 10 most frequent and of its repeated values. The kind
+  (numeric, integer, datetime, categorical, identifier, empty) follows from these counts by the
+  rule both drafts use (:func:`~privrelease.schema.values.decide_kind`).
+* **Bounds and missing values** of numeric and datetime columns: a DP magnitude histogram with
+  a bin of the missing values (the scale, :func:`~privrelease.dp.quantiles.approx_range`), then
+  two DP quantiles over readable candidates inside it; with a public ``--range``, the bounds as
+  stated. ``missing: allowed`` when the missing bin's noisy count clears a public threshold
+  (:data:`MISSING_FLAG_RATE`); never for a Parquet field declared non-nullable.
 * **Levels** of categorical columns: stable partition selection (:mod:`.partition`) of the
   canonical text of the values (each value's text alone, so ``0`` and ``0.0`` never depend on
   other records), plus an ``(other)`` level for the levels not kept and missing values.
@@ -46,13 +46,14 @@ from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, State
                              value_classes, whole_numbers)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_partitions
-from .quantiles import SCALE_MARGIN, dp_scaled_bounds, range_grid
+from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
 
 OTHER = "(other)"
 DEFAULT_QUANTILES = (0.01, 0.99)
 PROFILE_SHARE = 0.25  # of a column's epsilon, for its noisy profile (when it has one)
 SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scale (without a public range)
 PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
+MISSING_FLAG_RATE = 0.05  # the chance that a column without missing values is drafted 'missing: allowed'
 
 
 @dataclass
@@ -87,7 +88,7 @@ def plan_columns(columns, facts: StatedFacts) -> list[ColumnPlan]:
             plans.append(ColumnPlan(name, "identifier", False, False, False))
             continue
         declared_levels = name in (facts.levels or {})
-        profile = stated in (None, "numeric", "integer", "datetime")
+        profile = stated in (None, "numeric")  # the kind, or the integer flag, is decided from it
         plans.append(ColumnPlan(name, stated, profile, not declared_levels,
                                 stated is None or (stated == "categorical" and not declared_levels)))
     return plans
@@ -195,12 +196,10 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER)
     text = canonical_text(s)
     eps = ctx.eps_c
-    kind, missing, present = plan.stated, False, None
+    kind = plan.stated
     if plan.profile:
-        counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
+        counts, _ = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
         eps -= PROFILE_SHARE * eps
-        missing = counts.classes[0] > b
-        present = float(ctx.n)  # public: the profile's missing count is too noisy to subtract
         if kind is None:
             kind = decide_kind(counts, ctx.n)
         elif kind == "numeric":  # the integer flag, when not stated, is a charged decision
@@ -213,7 +212,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return None
     if kind == "categorical":
         return _categorical_column(text, name, eps, ctx)
-    return _bounded_column(text, name, kind, eps, (missing, present), ctx)
+    return _bounded_column(text, name, kind, eps, ctx)
 
 
 def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts, float]:
@@ -240,48 +239,43 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
     return ColumnCounts(tuple(noisy[:5].tolist()), float(noisy[5]), float(noisy[6])), float(b)
 
 
-def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, profile: tuple, ctx: _Context) -> dict:
-    """A numeric (integer) or datetime column with DP bounds spending ``eps``; ``profile``: whether it has
-    missing values, and the DP estimate of its present values (None without a profile)."""
-    missing, present = profile
+def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Context) -> dict:
+    """A numeric (integer) or datetime column with DP bounds and missing-value flag spending ``eps``."""
     dates = kind == "datetime"
     v = as_days(text) if dates else as_numbers(text)
-    v = v[np.isfinite(v)]
+    v = v[np.isfinite(v) | (value_classes(text) == 0)]  # numbers, and NaN for the missing values
     r = ctx.ranges.get(name, ctx.ranges.get("*"))
-    if r is not None:  # a public range: the bounds as stated, nothing spent on them
-        spec = {"type": "datetime" if dates else "numeric", "lower": r[0], "upper": r[1]}
-        spec.update({"step": "day"} if dates else {"integer": True} if kind == "integer" else {})
-        if missing:
-            spec["missing"] = "allowed"
-        return spec
+    spec: dict = {"type": "datetime" if dates else "numeric"}
+    if r is not None:  # a public range: the bounds as stated; the histogram only for the missing values
+        noisy, b = noisy_magnitudes(v, eps, ctx.source)
+        scale = Scale(r[0], r[1], True, float(noisy[-1]), b)
+        spec.update(lower=r[0], upper=r[1])
     else:
-        lo, hi, supported = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
-                                             candidates=range_grid if dates else None, present=present,
-                                             margin=(0, 0) if dates else SCALE_MARGIN)  # dates: a location
-        if not supported:
+        scale = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
+                                 candidates=range_grid if dates else None,
+                                 margin=(0, 0) if dates else SCALE_MARGIN)  # dates: a location
+        if not scale.supported:
             ctx.warnings.append(
                 f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "
                 f"are; no bounds drafted: state them in the schema (public), or give --range {name}=lo,hi, or more "
                 f"epsilon")
-            spec = {"type": "datetime" if dates else "numeric", "lower": None, "upper": None}
+            spec.update(lower=None, upper=None)
+        elif dates:
+            lo, hi = scale.lo, scale.hi
+            spec.update(lower=iso_day(lo), upper=iso_day(math.ceil(hi)))
+            if spec["upper"] <= spec["lower"]:
+                spec["upper"] = iso_day(math.floor(lo) + 1)
+        else:
+            lo, hi = scale.lo, scale.hi
             if kind == "integer":
-                spec["integer"] = True
-            if missing:
-                spec["missing"] = "allowed"
-            return spec
+                lo, hi = float(math.floor(lo)), float(math.ceil(hi))
+                hi = hi if hi > lo else lo + 1.0
+            spec.update(lower=lo, upper=hi)
     if dates:
-        spec = {"type": "datetime", "lower": iso_day(lo), "upper": iso_day(math.ceil(hi)), "step": "day"}
-        if spec["upper"] <= spec["lower"]:
-            spec["upper"] = iso_day(math.floor(lo) + 1)
-    else:
-        integer = kind == "integer"
-        if integer:
-            lo, hi = float(math.floor(lo)), float(math.ceil(hi))
-            hi = hi if hi > lo else lo + 1.0
-        spec = {"type": "numeric", "lower": lo, "upper": hi}
-        if integer:
-            spec["integer"] = True
-    if missing:
+        spec["step"] = "day"
+    elif kind == "integer":
+        spec["integer"] = True
+    if name not in ctx.facts.complete and scale.missing > laplace_threshold(scale.b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
     return spec
 
@@ -321,6 +315,7 @@ def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
         "ranges": {k: list(v) for k, v in ctx.ranges.items()},
         "public_facts": "column names, n, the stated kinds below, identifier names, the missing-value spellings",
         "stated": stated,
+        **({"no_missing": sorted(ctx.facts.complete)} if ctx.facts.complete else {}),
         "randomness": ctx.source.description,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }

@@ -127,16 +127,21 @@ class Encoder:
         n = len(df)
         X = np.zeros((n, self.width), dtype=np.float64)
         clip_counts: dict[str, int] = {}
+        undeclared: dict[str, np.ndarray] = {}  # columns with missing values the schema does not allow
         for c in self.columns:
             s = df[c.name]
             if self.schema.na_values:
                 s = s.mask(is_na_spelling(s, self.schema.na_values))
             if c.kind == "numeric":
-                X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset)[:, None]
+                X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset,
+                                                                 undeclared)[:, None]
             else:
-                X[:, self.slices[c.name]] = self._encode_categorical(c, s, row_offset)
-                if warn and c.role == "label":
-                    warn_one_class(c, X[:, self.slices[c.name]].sum(axis=0))
+                X[:, self.slices[c.name]] = self._encode_categorical(c, s, row_offset, undeclared)
+        if undeclared:
+            raise InputDataError(_undeclared_missing(undeclared, row_offset))
+        for c in self.columns:
+            if warn and c.role == "label":
+                warn_one_class(c, X[:, self.slices[c.name]].sum(axis=0))
         if warn:
             self.warn_clipped(clip_counts, n)
         return EncodedTable(X=X, clip_counts=clip_counts)
@@ -153,16 +158,12 @@ class Encoder:
             warnings.warn(f"values of column '{c.name}' outside the declared bounds {_bounds_text(c)} "
                           f"were clipped to them (how many: in the private diagnostics)", DataWarning, stacklevel=3)
 
-    def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int):
+    def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int,
+                        undeclared: dict):
         v = numeric_values(c, s, row_offset)
         nan = np.isnan(v)
         if nan.any() and c.missing != "allowed":
-            rows = (np.flatnonzero(nan)[:5] + row_offset).tolist()
-            raise InputDataError(
-                f"column '{c.name}' has {int(nan.sum())} missing value(s) (first rows {rows}); declare "
-                f"'missing: allowed' for it in the schema (for a mechanism that releases missing values), "
-                f"or drop or impute them publicly first"
-            )
+            undeclared[c.name] = nan
         out = (v < c.lower) | (v > c.upper)
         if out.any():
             if policy == "error":
@@ -175,15 +176,12 @@ class Encoder:
             v = np.clip(v, c.lower, c.upper)
         return (v - c.lower) / (c.upper - c.lower)
 
-    def _encode_categorical(self, c: CategoricalColumn, s: pd.Series, row_offset: int):
+    def _encode_categorical(self, c: CategoricalColumn, s: pd.Series, row_offset: int, undeclared: dict):
         isna = s.isna().to_numpy()
         if isna.any():
             if c.missing is None:
-                rows = (np.flatnonzero(isna)[:5] + row_offset).tolist()
-                raise InputDataError(
-                    f"column '{c.name}' has {int(isna.sum())} missing value(s) (first rows {rows}); "
-                    f"declare a level for them with 'missing: <level>' in the schema, or drop them"
-                )
+                undeclared[c.name] = isna
+                return np.zeros((len(s), c.width), dtype=np.float64)
             s = s.where(~isna, c.missing)
         text = s.astype(str).to_numpy() if s.dtype == object else _canonical_str(s)
         # each distinct text is stripped and looked up once, the codes mapped back by index
@@ -235,6 +233,21 @@ class Encoder:
 
     def onehot_to_codes(self, block: np.ndarray) -> np.ndarray:
         return np.argmax(block, axis=1)
+
+
+def _undeclared_missing(undeclared: dict, row_offset: int) -> str:
+    """The one-line refusal of every column holding missing values its schema does not allow."""
+    def where(mask) -> str:
+        return f"{int(mask.sum())} missing value(s) (first rows {(np.flatnonzero(mask)[:5] + row_offset).tolist()})"
+
+    fix = ("declare 'missing: allowed' for {} in the schema (a numeric column's missing values need a mechanism "
+           "that releases them; a categorical column's are released as one more level), or drop or impute them "
+           "publicly first")
+    if len(undeclared) == 1:
+        ((name, mask),) = undeclared.items()
+        return f"column '{name}' has {where(mask)}; " + fix.format("it")
+    listed = "; ".join(f"'{name}': {where(mask)}" for name, mask in undeclared.items())
+    return f"{len(undeclared)} columns have missing values their schema does not allow ({listed}); " + fix.format("each")
 
 
 def decode_numeric(c: NumericColumn, x: np.ndarray):

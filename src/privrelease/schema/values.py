@@ -204,8 +204,9 @@ class StatedFacts:
 
     ``numeric``, ``categorical``, ``datetime``, ``integer``: column names of that kind
     (``integer`` implies numeric); ``levels``: ``{column: [level, ...]}`` declared levels
-    (implies categorical); ``label``: the label column (categorical). A Parquet file's
-    declared types give the same facts (:func:`declared_facts`).
+    (implies categorical); ``label``: the label column (categorical); ``complete``: columns
+    declared to hold no missing values. A Parquet file's declared types and non-nullable fields
+    give the same facts (:func:`declared_facts`).
     """
 
     label: str | None = None
@@ -214,17 +215,19 @@ class StatedFacts:
     datetime: frozenset = frozenset()
     integer: frozenset = frozenset()
     levels: dict | None = None
+    complete: frozenset = frozenset()
 
     @classmethod
-    def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None) -> "StatedFacts":
+    def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None,
+           complete=()) -> "StatedFacts":
         return cls(label, frozenset(map(str, numeric)), frozenset(map(str, categorical)),
                    frozenset(map(str, datetime)), frozenset(map(str, integer)),
-                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()})
+                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()}, frozenset(map(str, complete)))
 
     def names(self) -> set:
         """Every column named by a fact."""
         return (set(self.numeric) | set(self.categorical) | set(self.datetime) | set(self.integer)
-                | set(self.levels or {}) | ({self.label} if self.label is not None else set()))
+                | set(self.levels or {}) | set(self.complete) | ({self.label} if self.label is not None else set()))
 
     def kind(self, name) -> str | None:
         """The stated kind of a column (``categorical``, ``integer``, ``numeric``, ``datetime``) or None."""
@@ -244,22 +247,26 @@ class StatedFacts:
         return sorted({c for i, g in enumerate(groups) for h in groups[i + 1:] for c in g & h})
 
     def merged(self, other: "StatedFacts") -> "StatedFacts":
-        """These facts, completed by ``other``'s for the columns these do not state."""
-        mine = self.names()
+        """These facts, completed by ``other``'s for the columns these do not state (and its complete columns)."""
+        mine = self.names() - set(self.complete)
         keep = lambda s: frozenset(c for c in s if c not in mine)  # noqa: E731
         return StatedFacts(self.label, self.numeric | keep(other.numeric), self.categorical | keep(other.categorical),
-                           self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels)
+                           self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels,
+                           self.complete | other.complete)
 
 
 def declared_facts(arrow_schema) -> StatedFacts:
     """The kinds a typed file (Parquet) declares in its Arrow schema: integer, float, date/time and
-    boolean columns (text columns declare nothing). Read from the file's schema, never from loaded
-    values: a pandas dtype depends on the values (an int64 column with one null loads as float64)."""
+    boolean columns (text columns declare no kind), and the fields declared non-nullable (no missing
+    values). Read from the file's schema, never from loaded values: a pandas dtype depends on the
+    values (an int64 column with one null loads as float64)."""
     import pyarrow.types as pat
 
-    kinds: dict = {"numeric": [], "categorical": [], "datetime": [], "integer": []}
+    kinds: dict = {"numeric": [], "categorical": [], "datetime": [], "integer": [], "complete": []}
     for f in arrow_schema:
         t = f.type
+        if not f.nullable:
+            kinds["complete"].append(f.name)
         if pat.is_boolean(t):
             kinds["categorical"].append(f.name)
         elif pat.is_integer(t):
