@@ -85,19 +85,43 @@ def _partition_audit(seed, trials):
                          trials=trials, seed=seed)
 
 
-def _partition_mutant(monkeypatch, trials):
-    res = _partition_audit(0, trials)
+def _partition_mutant(monkeypatch, trials, audit=_partition_audit, tight=0.75):
+    res = audit(0, trials)
     assert res.epsilon_lower <= EPS, res
-    assert res.epsilon_lower > 0.75 * EPS, res  # tight: the exact loss of the event is EPS
+    assert res.epsilon_lower > tight * EPS, res  # tight: the exact loss of the event is EPS
     orig = part.partition_parameters
     monkeypatch.setattr(part, "partition_parameters", lambda e, d: (orig(e, d)[0] / 2, orig(e, d)[1]))
-    half = _partition_audit(1, trials)
+    half = audit(1, trials)
     assert half.epsilon_lower > EPS, half
 
 
 @pytest.mark.parametrize("trials", TRIALS)
 def test_partition_selection_audit_and_halved_noise_mutant(monkeypatch, trials):
     _partition_mutant(monkeypatch, trials)
+
+
+# The missing values are a public key of the same selection, released with its noisy count (the
+# kept levels' noisy counts too): one record moves from missing to level a. The event "noisy a at
+# least d1's count and noisy missing at most d1's count" has the exact loss 2/b = epsilon.
+
+def _missing_key_audit(seed, trials):
+    d0, d1 = np.array([20.0, 30.0]), np.array([21.0, 29.0])  # (level a, missing)
+
+    def run(d, rng):
+        h = part.noisy_counts(d, EPS, DELTA, make_source(rng))[0][0]
+        return float(h[0] >= d1[0] and h[1] <= d1[1])
+
+    return audit_epsilon(run=run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
+
+
+def test_select_levels_releases_the_counts_it_thresholds():
+    sel = part.select_levels(["a"] * 500 + ["b"] * 400 + ["rare"] + [None] * 300, 1.0, 1e-6, make_source(0))
+    assert sel.levels == ["a", "b"] and abs(sel.counts - [500, 400]).max() < 40 and abs(sel.missing - 300) < 40
+
+
+@pytest.mark.parametrize("trials", TRIALS)
+def test_missing_key_audit_and_halved_noise_mutant(monkeypatch, trials):
+    _partition_mutant(monkeypatch, trials, _missing_key_audit, 0.6)
 
 
 def test_a_level_held_by_one_record_is_kept_with_probability_below_delta():

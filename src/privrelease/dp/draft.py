@@ -20,7 +20,10 @@
   (:data:`MISSING_FLAG_RATE`); never for a Parquet field declared non-nullable.
 * **Levels** of categorical columns: stable partition selection (:mod:`.partition`) of the
   canonical text of the values (each value's text alone, so ``0`` and ``0.0`` never depend on
-  other records), plus an ``(other)`` level for the levels not kept and missing values.
+  other records), plus an ``(other)`` level for the levels not kept; the missing values are one
+  more, public, key of the selection: ``missing: allowed`` (released as missing) when its noisy
+  count clears the public threshold. A label never gets it: the draft says in one line that
+  the label has missing values (a release refuses them).
 
 Every spending column gets the same share of the budget (sequential composition over
 columns, adaptive within a column); see docs/derivations.md. Where the budget cannot
@@ -43,9 +46,9 @@ from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
                              canonical_text, decide_kind, declared_levels_spec, identifier_name, iso_day,
-                             value_classes, whole_numbers)
+                             label_missing_line, value_classes, whole_numbers)
 from .costs import PrivacyCost, check_delta, check_epsilon
-from .partition import partition_parameters, select_partitions
+from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
 
 OTHER = "(other)"
@@ -192,8 +195,9 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         ctx.warnings.append(f"column '{name}' left out: its name says it is an identifier (state its kind, "
                             f"e.g. --categorical {name}, to keep it)")
         return None
-    if name in (ctx.facts.levels or {}):
-        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER)
+    if name in (ctx.facts.levels or {}):  # nothing read: missing values, if any, stay missing (not in a label)
+        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER,
+                                    missing=name not in ctx.facts.complete)
     text = canonical_text(s)
     eps = ctx.eps_c
     kind = plan.stated
@@ -281,9 +285,11 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
 
 
 def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
-    """A categorical column of the levels kept by stable partition selection, plus ``(other)``."""
-    present = text[value_classes(text) != 0]
-    levels = select_partitions(present.to_numpy(dtype=object), eps, ctx.delta_c, ctx.source)
+    """A categorical column of the levels kept by stable partition selection, plus ``(other)``; its missing
+    values kept missing (``missing: allowed``) when their noisy count clears the public threshold."""
+    classes = value_classes(text)
+    sel = select_levels(text.where(classes != 0, None).to_numpy(dtype=object), eps, ctx.delta_c, ctx.source)
+    levels = sel.levels
     is_label = name == ctx.facts.label
     if len(levels) <= (1 if is_label else 0):
         _, tau = partition_parameters(eps, ctx.delta_c)
@@ -296,7 +302,11 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
     spec = {"type": "categorical", "categories": list(levels) + [other]}
     if is_label:
         spec["role"] = "label"
-    spec["missing"] = other
+    if name not in ctx.facts.complete and sel.missing > laplace_threshold(sel.b, MISSING_FLAG_RATE):
+        if is_label:
+            ctx.warnings.append(label_missing_line(name, sel.missing / ctx.n))
+        else:
+            spec["missing"] = "allowed"
     spec["other"] = other
     return spec
 

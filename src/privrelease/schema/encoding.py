@@ -138,7 +138,8 @@ class Encoder:
             else:
                 X[:, self.slices[c.name]] = self._encode_categorical(c, s, row_offset, undeclared)
         if undeclared:
-            raise InputDataError(_undeclared_missing(undeclared, row_offset))
+            label = self.schema.label.name if self.schema.label is not None else None
+            raise InputDataError(_undeclared_missing(undeclared, row_offset, label))
         for c in self.columns:
             if warn and c.role == "label":
                 warn_one_class(c, X[:, self.slices[c.name]].sum(axis=0))
@@ -187,7 +188,9 @@ class Encoder:
         # each distinct text is stripped and looked up once, the codes mapped back by index
         inverse, uniques = pd.factorize(text)
         u_vals = np.array([str(u).strip() for u in uniques], dtype=object)
-        codes = pd.Index(list(c.categories)).get_indexer(u_vals)[inverse]
+        codes = pd.Index(list(c.levels)).get_indexer(u_vals)[inverse]  # an internal missing level reads no value
+        if c.missing_as_na:
+            codes[isna] = c.width - 1
         unknown = codes < 0
         if unknown.any() and c.other is not None:  # undeclared values go to the declared 'other' level
             codes[unknown] = c.categories.index(c.other)
@@ -228,26 +231,37 @@ class Encoder:
                 out[c.name] = decode_numeric(c, block[:, 0])
             else:
                 codes = np.argmax(np.nan_to_num(block, nan=-np.inf), axis=1)
-                out[c.name] = pd.Categorical.from_codes(codes, categories=list(c.categories)).astype(object)
+                values = np.asarray(pd.Categorical.from_codes(codes, categories=list(c.categories)), dtype=object)
+                if c.missing_as_na:  # the internal missing level comes back as a missing value
+                    values[codes == c.width - 1] = None
+                out[c.name] = values
         return pd.DataFrame(out)
 
     def onehot_to_codes(self, block: np.ndarray) -> np.ndarray:
         return np.argmax(block, axis=1)
 
 
-def _undeclared_missing(undeclared: dict, row_offset: int) -> str:
-    """The one-line refusal of every column holding missing values its schema does not allow."""
+def _undeclared_missing(undeclared: dict, row_offset: int, label: str | None = None) -> str:
+    """The one-line refusal of every column holding missing values its schema does not allow (the label first)."""
     def where(mask) -> str:
         return f"{int(mask.sum())} missing value(s) (first rows {(np.flatnonzero(mask)[:5] + row_offset).tolist()})"
 
+    undeclared = dict(undeclared)
+    said = []
+    if label in undeclared:
+        said.append(f"label column '{label}' has {where(undeclared.pop(label))}: a release refuses them; drop the "
+                    f"records without a label (publicly) first, or name a class for them with 'missing: LEVEL'")
     fix = ("declare 'missing: allowed' for {} in the schema (a numeric column's missing values need a mechanism "
            "that releases them; a categorical column's are released as one more level), or drop or impute them "
            "publicly first")
     if len(undeclared) == 1:
         ((name, mask),) = undeclared.items()
-        return f"column '{name}' has {where(mask)}; " + fix.format("it")
-    listed = "; ".join(f"'{name}': {where(mask)}" for name, mask in undeclared.items())
-    return f"{len(undeclared)} columns have missing values their schema does not allow ({listed}); " + fix.format("each")
+        said.append(f"column '{name}' has {where(mask)}; " + fix.format("it"))
+    elif undeclared:
+        listed = "; ".join(f"'{name}': {where(mask)}" for name, mask in undeclared.items())
+        said.append(f"{len(undeclared)} columns have missing values their schema does not allow ({listed}); "
+                    + fix.format("each"))
+    return "; and ".join(said)
 
 
 def decode_numeric(c: NumericColumn, x: np.ndarray):

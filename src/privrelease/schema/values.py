@@ -177,8 +177,9 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     return bool(c[2] <= FRACTION_SHARE * c[1:].sum())
 
 
-def declared_levels_spec(levels, is_label: bool, other: str = "(other)") -> dict:
-    """A categorical column of declared (public) levels: values not declared and missing values go to ``other``.
+def declared_levels_spec(levels, is_label: bool, other: str = "(other)", missing: bool = True) -> dict:
+    """A categorical column of declared (public) levels: values not declared go to ``other``; missing values
+    stay missing (``missing: allowed``) when ``missing``, never in a label (a release refuses them there).
 
     >>> declared_levels_spec(["a", "b", "a"], True)["categories"]
     ['a', 'b', '(other)']
@@ -188,8 +189,17 @@ def declared_levels_spec(levels, is_label: bool, other: str = "(other)") -> dict
     spec: dict = {"type": "categorical", "categories": levels + [other]}
     if is_label:
         spec["role"] = "label"
-    spec.update(missing=other, other=other)
+    elif missing:
+        spec["missing"] = "allowed"
+    spec["other"] = other
     return spec
+
+
+def label_missing_line(name: str, share: float | None) -> str:
+    """The line that says a label has missing values (``share``: a DP estimate, or None)."""
+    about = f" (about {share:.0%} of the records, a DP estimate)" if share is not None else ""
+    return (f"label column '{name}' has missing values{about}: a release refuses them; drop the records without "
+            f"a label (publicly) first, or name a class for them with 'missing: LEVEL' in the schema")
 
 
 def missing_tokens(text: pd.Series) -> list[str]:
