@@ -56,6 +56,7 @@ DEFAULT_QUANTILES = (0.01, 0.99)
 PROFILE_SHARE = 0.25  # of a column's epsilon, for its noisy profile (when it has one)
 SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scale (without a public range)
 PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
+OTHER_NOTABLE_SHARE = 0.01  # a share of the records in '(other)' worth a warning
 MISSING_FLAG_RATE = 0.05  # the chance that a column without missing values is drafted 'missing: allowed'
 
 
@@ -308,7 +309,22 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
         else:
             spec["missing"] = "allowed"
     spec["other"] = other
+    if levels:
+        _say_other_share(name, other, sel, ctx)
     return spec
+
+
+def _say_other_share(name: str, other: str, sel, ctx: _Context) -> None:
+    """Say, with its DP estimate, how much of a column went to ``other`` when that share is notable: above
+    :data:`OTHER_NOTABLE_SHARE` of n and twice the standard deviation of its noise (post-processing of
+    the selection's noisy counts)."""
+    rest = ctx.n - float(np.sum(sel.counts)) - max(sel.missing, 0.0)
+    sd = sel.b * math.sqrt(2.0 * (len(sel.counts) + 1))
+    if rest > max(OTHER_NOTABLE_SHARE * ctx.n, 2.0 * sd):
+        ctx.warnings.append(
+            f"column '{name}': about {100 * rest / ctx.n:.1f}% of its records (a DP estimate, give or take "
+            f"{100 * sd / ctx.n:.1f}%) hold levels too rare to keep under DP and are released as '{other}'; declare "
+            f"its levels (--levels FILE) to keep them")
 
 
 def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
