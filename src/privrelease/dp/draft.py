@@ -45,8 +45,8 @@ from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
-                             canonical_text, decide_kind, declared_levels_spec, identifier_name, iso_day,
-                             label_missing_line, value_classes, whole_numbers)
+                             canonical_text, decide_kind, declared_levels_spec, fresh_identifiers_hint,
+                             identifier_name, iso_day, label_missing_line, value_classes, whole_numbers)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
@@ -194,7 +194,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
     name = plan.name
     if plan.stated == "identifier":
         ctx.warnings.append(f"column '{name}' left out: its name says it is an identifier (state its kind, "
-                            f"e.g. --categorical {name}, to keep it)")
+                            f"e.g. --categorical {name}, to keep it); " + fresh_identifiers_hint(name))
         return None
     if name in (ctx.facts.levels or {}):  # nothing read: missing values, if any, stay missing (not in a label)
         return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER,
@@ -211,9 +211,10 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
             kind = "integer" if whole_numbers(counts) else "numeric"
     if kind in ("empty", "identifier"):
         what = ("holds (almost) no values" if kind == "empty" else
-                "looks like an identifier (nearly every value distinct)")
+                "looks like an identifier (many distinct values)")
         ctx.warnings.append(f"column '{name}' left out: under DP it {what}; state its kind (--numeric, "
-                            f"--categorical, --datetime) to keep it")
+                            f"--categorical, --datetime) to keep it"
+                            + ("; " + fresh_identifiers_hint(name) if kind == "identifier" else ""))
         return None
     if kind == "categorical":
         return _categorical_column(text, name, eps, ctx)

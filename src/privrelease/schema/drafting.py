@@ -76,9 +76,12 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
 def _warn_left_out(name: str, kind: str) -> None:
     from ..errors import DataWarning
 
+    from .values import fresh_identifiers_hint
+
     what = "holds (almost) no values" if kind == "empty" else "looks like an identifier"
     warnings.warn(f"column '{name}' left out of the draft: it {what}; state its kind (--numeric, --categorical, "
-                  f"--datetime) to keep it", DataWarning, stacklevel=3)
+                  f"--datetime) to keep it" + ("; " + fresh_identifiers_hint(name) if kind == "identifier" else ""),
+                  DataWarning, stacklevel=3)
 
 
 def _drafted_bounds(kind: str, present, has_missing: bool) -> dict:

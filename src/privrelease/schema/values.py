@@ -31,7 +31,8 @@ NUMERIC_SHARE = 0.9  # numbers among the present values: numeric (or datetime fo
 FRACTION_SHARE = 0.05  # at most this share of non-integers: an integer column
 FEW_LEVELS_OUTSIDE_TOP = 0.05  # at most this share outside the 10 most frequent values: few levels
 TOP_LEVELS = 10
-REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like
+REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like (whole numbers)
+TEXT_DISTINCT_SHARE = 0.3  # text with at least this share of distinct values among its present ones: identifier-like
 EMPTY_SHARE = 0.01  # fewer present values than this share of n: an empty column
 MIN_IDENTIFIER_N = 100  # below this many records, distinct values say little: never identifier-like
 
@@ -152,6 +153,13 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
     'categorical'
     >>> decide_kind(ColumnCounts((0, 0, 0, 0, 1000), outside_top=990, repeats=0), 1000)
     'identifier'
+    >>> decide_kind(ColumnCounts((0, 0, 0, 0, 13000), outside_top=12900, repeats=7300), 13000)  # 5,700 distinct
+    'identifier'
+
+    Whole numbers are identifier-like only when at most 2 % of them repeat (amounts in whole units
+    have many distinct values too); text when at least 30 % of its values are distinct (an
+    identifier held by a few records each: a household, a person with several visits; free
+    text), which as a categorical would put nearly every record in ``(other)``.
     """
     c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
     present = c[1:].sum()
@@ -168,7 +176,8 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
         return "integer" if integer else "numeric"
     if c[3] >= NUMERIC_SHARE * present:
         return "datetime"
-    return "identifier" if distinct else "categorical"
+    text_distinct = n >= MIN_IDENTIFIER_N and present - max(counts.repeats, 0.0) >= TEXT_DISTINCT_SHARE * present
+    return "identifier" if distinct or (text_distinct and not few_levels) else "categorical"
 
 
 def whole_numbers(counts: ColumnCounts) -> bool:
@@ -193,6 +202,11 @@ def declared_levels_spec(levels, is_label: bool, other: str = "(other)", missing
         spec["missing"] = "allowed"
     spec["other"] = other
     return spec
+
+
+def fresh_identifiers_hint(name: str) -> str:
+    """How a schema releases fresh identifiers in place of a column left out as an identifier."""
+    return f"to release fresh identifiers in its place, add constraints: [{{type: unique, column: {name}}}] to the schema"
 
 
 def label_missing_line(name: str, share: float | None) -> str:
