@@ -75,8 +75,8 @@ def test_non_private_draft_writes_missing_values_dates_and_leaves_out_ids_and_em
     assert set(s["columns"]) == {"age", "job", "visit", "y"} and set(s["na_values"]) == {"NA", "?"}
     assert s["columns"]["age"] == {"type": "numeric", "lower": 10.0, "upper": 90.0, "integer": True,
                                    "missing": "allowed"}
-    assert s["columns"]["job"]["categories"] == ["clerk", "nurse", "(missing)"]
-    assert s["columns"]["job"]["missing"] == "(missing)"
+    assert s["columns"]["job"]["categories"] == ["clerk", "nurse"]
+    assert s["columns"]["job"]["missing"] == "allowed"  # released as missing (issue 35, item 10)
     assert s["columns"]["visit"] == {"type": "datetime", "lower": "2022-01-01", "upper": "2024-01-20", "step": "day"}
     assert "column 'id' left out" in err and "column 'empty' left out" in err
 

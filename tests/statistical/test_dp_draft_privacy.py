@@ -85,19 +85,43 @@ def _partition_audit(seed, trials):
                          trials=trials, seed=seed)
 
 
-def _partition_mutant(monkeypatch, trials):
-    res = _partition_audit(0, trials)
+def _partition_mutant(monkeypatch, trials, audit=_partition_audit, tight=0.75):
+    res = audit(0, trials)
     assert res.epsilon_lower <= EPS, res
-    assert res.epsilon_lower > 0.75 * EPS, res  # tight: the exact loss of the event is EPS
+    assert res.epsilon_lower > tight * EPS, res  # tight: the exact loss of the event is EPS
     orig = part.partition_parameters
     monkeypatch.setattr(part, "partition_parameters", lambda e, d: (orig(e, d)[0] / 2, orig(e, d)[1]))
-    half = _partition_audit(1, trials)
+    half = audit(1, trials)
     assert half.epsilon_lower > EPS, half
 
 
 @pytest.mark.parametrize("trials", TRIALS)
 def test_partition_selection_audit_and_halved_noise_mutant(monkeypatch, trials):
     _partition_mutant(monkeypatch, trials)
+
+
+# The missing values are a public key of the same selection, released with its noisy count (the
+# kept levels' noisy counts too): one record moves from missing to level a. The event "noisy a at
+# least d1's count and noisy missing at most d1's count" has the exact loss 2/b = epsilon.
+
+def _missing_key_audit(seed, trials):
+    d0, d1 = np.array([20.0, 30.0]), np.array([21.0, 29.0])  # (level a, missing)
+
+    def run(d, rng):
+        h = part.noisy_counts(d, EPS, DELTA, make_source(rng))[0][0]
+        return float(h[0] >= d1[0] and h[1] <= d1[1])
+
+    return audit_epsilon(run=run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
+
+
+def test_select_levels_releases_the_counts_it_thresholds():
+    sel = part.select_levels(["a"] * 500 + ["b"] * 400 + ["rare"] + [None] * 300, 1.0, 1e-6, make_source(0))
+    assert sel.levels == ["a", "b"] and abs(sel.counts - [500, 400]).max() < 40 and abs(sel.missing - 300) < 40
+
+
+@pytest.mark.parametrize("trials", TRIALS)
+def test_missing_key_audit_and_halved_noise_mutant(monkeypatch, trials):
+    _partition_mutant(monkeypatch, trials, _missing_key_audit, 0.6)
 
 
 def test_a_level_held_by_one_record_is_kept_with_probability_below_delta():
@@ -107,17 +131,20 @@ def test_a_level_held_by_one_record_is_kept_with_probability_below_delta():
 
 
 # ---- the scale step: a magnitude histogram (privrelease.dp.quantiles.noisy_magnitudes) ----
-# One record moves from bin [2, 4) to bin [1, 2). The event "noisy [1, 2) at least d1's count and
-# noisy [2, 4) at most d1's count" has the exact loss 2/b = epsilon (each coordinate moves by 1 in
-# its Laplace tail); everything after the histogram (magnitude_range) is post-processing.
+# One record moves from bin [2, 4) to bin [1, 2), or (the missing bin) becomes missing. The event
+# "noisy count of d1's new bin at least d1's count and noisy [2, 4) at most d1's count" has the
+# exact loss 2/b = epsilon (each coordinate moves by 1 in its Laplace tail); everything after the
+# histogram (magnitude_range, the missing-value flag) is post-processing.
 
-def _scale_pair():
-    return np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(6), 2 * np.ones(6)]
+SCALE_PAIRS = {"octave": (np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(6), 2 * np.ones(6)]),
+               "missing": (np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(5), 2 * np.ones(6), np.nan])}
 
 
-def _scale_audit(seed, trials):
-    d0, d1 = _scale_pair()
+def _scale_audit(seed, trials, pair="octave"):
+    d0, d1 = SCALE_PAIRS[pair]
     bins = np.searchsorted(quant.magnitude_edges(), [1.0, 2.0], side="right") - 1
+    if pair == "missing":
+        bins[0] = quant.magnitude_edges().size - 1  # the missing bin
     c1 = quant.magnitude_counts(d1)[bins]
 
     def run(d, rng):
@@ -131,13 +158,20 @@ PRIMITIVE_TRIALS = [pytest.param(50_000, marks=pytest.mark.slow, id="full"),
                     pytest.param(20_000, marks=[pytest.mark.slow, pytest.mark.ci_slice], id="slice")]
 
 
+def test_scale_pairs_move_the_whole_sensitivity():
+    for d0, d1 in SCALE_PAIRS.values():
+        diff = quant.magnitude_counts(d1) - quant.magnitude_counts(d0)
+        assert np.abs(diff).sum() == quant.SCALE_SENSITIVITY and sorted(diff[diff != 0]) == [-1, 1]
+
+
+@pytest.mark.parametrize("pair", sorted(SCALE_PAIRS))
 @pytest.mark.parametrize("trials", PRIMITIVE_TRIALS)
-def test_scale_audit_and_halved_noise_mutant(monkeypatch, trials):
-    res = _scale_audit(0, trials)
+def test_scale_audit_and_halved_noise_mutant(monkeypatch, trials, pair):
+    res = _scale_audit(0, trials, pair)
     assert res.epsilon_lower <= EPS, res
     assert res.epsilon_lower > 0.6 * EPS, res  # tight: the exact loss of the event is EPS
     monkeypatch.setattr(quant, "SCALE_SENSITIVITY", 1.0)  # halved noise
-    half = _scale_audit(1, trials)
+    half = _scale_audit(1, trials, pair)
     assert half.epsilon_lower > EPS, half
 
 
@@ -187,11 +221,11 @@ def test_profile_audit_and_halved_noise_mutant(monkeypatch, trials):
 
 # ---- the whole draft, end to end (privrelease.dp.draft.dp_draft) --------------------------------
 # One stated integer column and few records, so the column's bounds are its scale step with the
-# whole bounds share (0.75 of epsilon; the profile takes the rest and does not move on this pair).
+# whole of epsilon (a stated integer column has no profile).
 # d0: 40 records at 1 and c at 2, d1: one record 2 -> 1. Bin [1, 2) is always kept; the event
 # "drafted as [0, 8]" happens when bin [2, 4) stays below the run threshold t (its count c near t),
-# so its loss is at most 1/b = 0.75 epsilon / 2 for the real draft. A mutant that gives every
-# numeric column twice its epsilon realises up to 0.75 epsilon and is caught against the real
+# so its loss is at most 1/b = epsilon / 2 for the real draft. A mutant that gives every
+# numeric column twice its epsilon realises up to epsilon and is caught against the real
 # draft's largest loss on this event.
 
 EPS_DRAFT = 2.0
@@ -204,7 +238,7 @@ def _laplace_below(count, t, b):
 
 
 def _draft_pair(factor=1.0):
-    eps_s = factor * 0.75 * EPS_DRAFT
+    eps_s = factor * EPS_DRAFT
     b = quant.SCALE_SENSITIVITY / eps_s
     t = quant.laplace_threshold(b, quant.SCALE_STEP_RATE)
 
@@ -234,12 +268,12 @@ DRAFT_TRIALS = [pytest.param(20_000, marks=pytest.mark.slow, id="full"),
 @pytest.mark.parametrize("trials", DRAFT_TRIALS)
 def test_draft_end_to_end_audit_catches_twice_the_epsilon_per_numeric_column(monkeypatch, trials):
     d0, _ = _draft_pair()
-    assert 0.3 * 0.75 * EPS_DRAFT / 2 * 0.01 * len(d0) / 2 < quant.MIN_QUANTILE_SIGNAL  # the quantile step is skipped
+    assert 0.3 * EPS_DRAFT / 2 * 0.01 * len(d0) / 2 < quant.MIN_QUANTILE_SIGNAL  # the quantile step is skipped
     res = _draft_audit(0, trials)
-    real = 0.75 * EPS_DRAFT / 2  # the largest loss of the real draft on this event
+    real = EPS_DRAFT / 2  # the largest loss of the real draft on this event
     assert not res.caught and res.epsilon_lower <= real, res
     assert res.epsilon_lower > 0.4 * real, res
     orig = draft._bounded_column
-    monkeypatch.setattr(draft, "_bounded_column", lambda t, n, k, e, m, c: orig(t, n, k, 2 * e, m, c))
+    monkeypatch.setattr(draft, "_bounded_column", lambda t, n, k, e, c: orig(t, n, k, 2 * e, c))
     twice = _draft_audit(1, trials, factor=2.0)
     assert twice.epsilon_lower > real, twice

@@ -8,20 +8,25 @@
   ``numeric``, ``categorical``, ``datetime``, ``integer`` lists, declared ``levels``, the
   label, or a Parquet file's declared types), and the names that say a column is an
   identifier (``id``, ``*_id``, ``patientId``), which are left out.
-* **A noisy profile** of every column whose kind or integer flag is not stated (and of every
-  numeric and datetime column, for its missing values): Laplace counts of its missing values,
-  integers, other numbers, ISO dates, ISO date-times with a UTC offset and other text, of its
-  values outside the 10 most frequent and of its repeated values. The kind (numeric, integer,
-  datetime, categorical, identifier, empty) follows from these counts by the rule both drafts
-  use (:func:`~privrelease.schema.values.decide_kind`), ``missing: allowed`` from the noisy
-  count of missing values, and a date column's ``timezone: UTC`` from the noisy counts of
-  dates with and without an offset.
-* **Bounds** of numeric and datetime columns: a DP magnitude histogram (the scale,
-  :func:`~privrelease.dp.quantiles.approx_range`) then two DP quantiles over readable
-  candidates inside it; or, with a public ``--range``, the quantiles over that range.
+* **A noisy profile** of every column whose kind, (stated numeric) integer flag or (stated date)
+  timezone is not stated: Laplace counts of its missing values, integers, other numbers, ISO
+  dates, ISO date-times with a UTC offset and other text, of its values outside the 10 most
+  frequent and of its repeated values. The kind
+  (numeric, integer, datetime, categorical, identifier, empty) follows from these counts by the
+  rule both drafts use (:func:`~privrelease.schema.values.decide_kind`), and a date column's
+  ``timezone: UTC`` from the noisy counts of dates with and without an offset (a stated date
+  column gets a profile for that alone).
+* **Bounds and missing values** of numeric and datetime columns: a DP magnitude histogram with
+  a bin of the missing values (the scale, :func:`~privrelease.dp.quantiles.approx_range`), then
+  two DP quantiles over readable candidates inside it; with a public ``--range``, the bounds as
+  stated. ``missing: allowed`` when the missing bin's noisy count clears a public threshold
+  (:data:`MISSING_FLAG_RATE`); never for a Parquet field declared non-nullable.
 * **Levels** of categorical columns: stable partition selection (:mod:`.partition`) of the
   canonical text of the values (each value's text alone, so ``0`` and ``0.0`` never depend on
-  other records), plus an ``(other)`` level for the levels not kept and missing values.
+  other records), plus an ``(other)`` level for the levels not kept; the missing values are one
+  more, public, key of the selection: ``missing: allowed`` (released as missing) when its noisy
+  count clears the public threshold. A label never gets it: the draft says in one line that
+  the label has missing values (a release refuses them).
 
 Every spending column gets the same share of the budget (sequential composition over
 columns, adaptive within a column); see docs/derivations.md. Where the budget cannot
@@ -43,17 +48,20 @@ from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
-                             canonical_text, decide_kind, declared_levels_spec, identifier_name, iso_day,
-                             value_classes, whole_numbers, with_timezone)
+                             canonical_text, decide_kind, declared_levels_spec, fresh_identifiers_hint,
+                             identifier_name, iso_day, label_missing_line, value_classes, whole_numbers,
+                             with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
-from .partition import partition_parameters, select_partitions
-from .quantiles import SCALE_MARGIN, dp_scaled_bounds, range_grid
+from .partition import partition_parameters, select_levels
+from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
 
 OTHER = "(other)"
 DEFAULT_QUANTILES = (0.01, 0.99)
 PROFILE_SHARE = 0.25  # of a column's epsilon, for its noisy profile (when it has one)
 SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scale (without a public range)
 PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
+OTHER_NOTABLE_SHARE = 0.01  # a share of the records in '(other)' worth a warning
+MISSING_FLAG_RATE = 0.05  # the chance that a column without missing values is drafted 'missing: allowed'
 
 
 @dataclass
@@ -88,7 +96,7 @@ def plan_columns(columns, facts: StatedFacts) -> list[ColumnPlan]:
             plans.append(ColumnPlan(name, "identifier", False, False, False))
             continue
         declared_levels = name in (facts.levels or {})
-        profile = stated in (None, "numeric", "integer", "datetime")
+        profile = stated in (None, "numeric", "datetime")  # the kind, the integer flag or the timezone from it
         plans.append(ColumnPlan(name, stated, profile, not declared_levels,
                                 stated is None or (stated == "categorical" and not declared_levels)))
     return plans
@@ -190,31 +198,31 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
     name = plan.name
     if plan.stated == "identifier":
         ctx.warnings.append(f"column '{name}' left out: its name says it is an identifier (state its kind, "
-                            f"e.g. --categorical {name}, to keep it)")
+                            f"e.g. --categorical {name}, to keep it); " + fresh_identifiers_hint(name))
         return None
-    if name in (ctx.facts.levels or {}):
-        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER)
+    if name in (ctx.facts.levels or {}):  # nothing read: missing values, if any, stay missing (not in a label)
+        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER,
+                                    missing=name not in ctx.facts.complete)
     text = canonical_text(s)
     eps = ctx.eps_c
-    kind, missing, present, counts = plan.stated, False, None, None
+    kind, counts = plan.stated, None
     if plan.profile:
-        counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
+        counts, _ = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
         eps -= PROFILE_SHARE * eps
-        missing = counts.classes[0] > b
-        present = float(ctx.n)  # public: the profile's missing count is too noisy to subtract
         if kind is None:
             kind = decide_kind(counts, ctx.n)
         elif kind == "numeric":  # the integer flag, when not stated, is a charged decision
             kind = "integer" if whole_numbers(counts) else "numeric"
     if kind in ("empty", "identifier"):
         what = ("holds (almost) no values" if kind == "empty" else
-                "looks like an identifier (nearly every value distinct)")
+                "looks like an identifier (many distinct values)")
         ctx.warnings.append(f"column '{name}' left out: under DP it {what}; state its kind (--numeric, "
-                            f"--categorical, --datetime) to keep it")
+                            f"--categorical, --datetime) to keep it"
+                            + ("; " + fresh_identifiers_hint(name) if kind == "identifier" else ""))
         return None
     if kind == "categorical":
         return _categorical_column(text, name, eps, ctx)
-    return with_timezone(_bounded_column(text, name, kind, eps, (missing, present), ctx), counts)
+    return with_timezone(_bounded_column(text, name, kind, eps, ctx), counts)
 
 
 def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts, float]:
@@ -242,56 +250,53 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
     return ColumnCounts(tuple(noisy[:k].tolist()), float(noisy[k]), float(noisy[k + 1])), float(b)
 
 
-def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, profile: tuple, ctx: _Context) -> dict:
-    """A numeric (integer) or datetime column with DP bounds spending ``eps``; ``profile``: whether it has
-    missing values, and the DP estimate of its present values (None without a profile)."""
-    missing, present = profile
+def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Context) -> dict:
+    """A numeric (integer) or datetime column with DP bounds and missing-value flag spending ``eps``."""
     dates = kind == "datetime"
     v = as_days(text) if dates else as_numbers(text)
-    v = v[np.isfinite(v)]
+    v = v[np.isfinite(v) | (value_classes(text) == 0)]  # numbers, and NaN for the missing values
     r = ctx.ranges.get(name, ctx.ranges.get("*"))
-    if r is not None:  # a public range: the bounds as stated, nothing spent on them
-        spec = {"type": "datetime" if dates else "numeric", "lower": r[0], "upper": r[1]}
-        spec.update({"step": "day"} if dates else {"integer": True} if kind == "integer" else {})
-        if missing:
-            spec["missing"] = "allowed"
-        return spec
+    spec: dict = {"type": "datetime" if dates else "numeric"}
+    if r is not None:  # a public range: the bounds as stated; the histogram only for the missing values
+        noisy, b = noisy_magnitudes(v, eps, ctx.source)
+        scale = Scale(r[0], r[1], True, float(noisy[-1]), b)
+        spec.update(lower=r[0], upper=r[1])
     else:
-        lo, hi, supported = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
-                                             candidates=range_grid if dates else None, present=present,
-                                             margin=(0, 0) if dates else SCALE_MARGIN)  # dates: a location
-        if not supported:
+        scale = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
+                                 candidates=range_grid if dates else None,
+                                 margin=(0, 0) if dates else SCALE_MARGIN)  # dates: a location
+        if not scale.supported:
             ctx.warnings.append(
                 f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "
                 f"are; no bounds drafted: state them in the schema (public), or give --range {name}=lo,hi, or more "
                 f"epsilon")
-            spec = {"type": "datetime" if dates else "numeric", "lower": None, "upper": None}
+            spec.update(lower=None, upper=None)
+        elif dates:
+            lo, hi = scale.lo, scale.hi
+            spec.update(lower=iso_day(lo), upper=iso_day(math.ceil(hi)))
+            if spec["upper"] <= spec["lower"]:
+                spec["upper"] = iso_day(math.floor(lo) + 1)
+        else:
+            lo, hi = scale.lo, scale.hi
             if kind == "integer":
-                spec["integer"] = True
-            if missing:
-                spec["missing"] = "allowed"
-            return spec
+                lo, hi = float(math.floor(lo)), float(math.ceil(hi))
+                hi = hi if hi > lo else lo + 1.0
+            spec.update(lower=lo, upper=hi)
     if dates:
-        spec = {"type": "datetime", "lower": iso_day(lo), "upper": iso_day(math.ceil(hi)), "step": "day"}
-        if spec["upper"] <= spec["lower"]:
-            spec["upper"] = iso_day(math.floor(lo) + 1)
-    else:
-        integer = kind == "integer"
-        if integer:
-            lo, hi = float(math.floor(lo)), float(math.ceil(hi))
-            hi = hi if hi > lo else lo + 1.0
-        spec = {"type": "numeric", "lower": lo, "upper": hi}
-        if integer:
-            spec["integer"] = True
-    if missing:
+        spec["step"] = "day"
+    elif kind == "integer":
+        spec["integer"] = True
+    if name not in ctx.facts.complete and scale.missing > laplace_threshold(scale.b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
     return spec
 
 
 def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
-    """A categorical column of the levels kept by stable partition selection, plus ``(other)``."""
-    present = text[value_classes(text) != 0]
-    levels = select_partitions(present.to_numpy(dtype=object), eps, ctx.delta_c, ctx.source)
+    """A categorical column of the levels kept by stable partition selection, plus ``(other)``; its missing
+    values kept missing (``missing: allowed``) when their noisy count clears the public threshold."""
+    classes = value_classes(text)
+    sel = select_levels(text.where(classes != 0, None).to_numpy(dtype=object), eps, ctx.delta_c, ctx.source)
+    levels = sel.levels
     is_label = name == ctx.facts.label
     if len(levels) <= (1 if is_label else 0):
         _, tau = partition_parameters(eps, ctx.delta_c)
@@ -304,9 +309,28 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
     spec = {"type": "categorical", "categories": list(levels) + [other]}
     if is_label:
         spec["role"] = "label"
-    spec["missing"] = other
+    if name not in ctx.facts.complete and sel.missing > laplace_threshold(sel.b, MISSING_FLAG_RATE):
+        if is_label:
+            ctx.warnings.append(label_missing_line(name, sel.missing / ctx.n))
+        else:
+            spec["missing"] = "allowed"
     spec["other"] = other
+    if levels:
+        _say_other_share(name, other, sel, ctx)
     return spec
+
+
+def _say_other_share(name: str, other: str, sel, ctx: _Context) -> None:
+    """Say, with its DP estimate, how much of a column went to ``other`` when that share is notable: above
+    :data:`OTHER_NOTABLE_SHARE` of n and twice the standard deviation of its noise (post-processing of
+    the selection's noisy counts)."""
+    rest = ctx.n - float(np.sum(sel.counts)) - max(sel.missing, 0.0)
+    sd = sel.b * math.sqrt(2.0 * (len(sel.counts) + 1))
+    if rest > max(OTHER_NOTABLE_SHARE * ctx.n, 2.0 * sd):
+        ctx.warnings.append(
+            f"column '{name}': about {100 * rest / ctx.n:.1f}% of its records (a DP estimate, give or take "
+            f"{100 * sd / ctx.n:.1f}%) hold levels too rare to keep under DP and are released as '{other}'; declare "
+            f"its levels (--levels FILE) to keep them")
 
 
 def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
@@ -323,6 +347,7 @@ def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
         "ranges": {k: list(v) for k, v in ctx.ranges.items()},
         "public_facts": "column names, n, the stated kinds below, identifier names, the missing-value spellings",
         "stated": stated,
+        **({"no_missing": sorted(ctx.facts.complete)} if ctx.facts.complete else {}),
         "randomness": ctx.source.description,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
     }

@@ -3,8 +3,10 @@
 Each level present in the data gets its count plus Laplace noise; the level is kept when
 the noisy count exceeds a threshold calibrated to delta, so a level held by a single
 record (which would identify it) is kept only with probability about delta. Levels not
-kept are merged into one "other" level of the drafted schema. Only the kept levels are
-released, never the counts.
+kept are merged into one "other" level of the drafted schema. The missing values count as one
+more, public, key: never subject to the threshold. The noisy counts of the kept levels and of
+the missing key are post-processed into the draft's missing-value flag and its warning on the
+share of records in "other"; they are never written into the schema.
 """
 
 from __future__ import annotations
@@ -14,7 +16,19 @@ import math
 import numpy as np
 import pandas as pd
 
+from typing import NamedTuple
+
 from ..errors import ParameterError
+
+
+class Selection(NamedTuple):
+    """What :func:`select_levels` releases: the kept levels (sorted), their noisy counts, the noisy count
+    of the missing values, and the Laplace scale ``b`` of every count."""
+
+    levels: list
+    counts: np.ndarray
+    missing: float
+    b: float
 
 
 def partition_parameters(epsilon: float, delta: float) -> tuple[float, float]:
@@ -61,18 +75,45 @@ def select_partitions(values, epsilon: float, delta: float, source) -> list[str]
     >>> select_partitions(["a"] * 500 + ["b"] * 400 + ["rare"], 1.0, 1e-6, make_source(0))
     ['a', 'b']
     """
-    s = pd.Series(np.asarray(values, dtype=object)).dropna().astype(str)
+    return select_levels(values, epsilon, delta, source).levels
+
+
+def select_levels(values, epsilon: float, delta: float, source) -> Selection:
+    """:func:`select_partitions` with the noisy counts of the kept levels and of the missing values
+    (None or NaN in ``values``): the same (epsilon, delta)-DP.
+
+    Notes
+    -----
+    The missing values are one more key, public (every column may have them), so never
+    thresholded: adding or removing a missing value moves its count by 1, a ``1/b``-DP step like a
+    level present in both datasets. A kept level's noisy count is released only when the level is
+    kept: for a level in both datasets it is the Laplace mechanism (``1/b``, which also covers
+    its keep/drop decision); a level only in the larger dataset is released (decision and count)
+    with probability ``delta0``. So every add/remove step stays ``(1/b, delta0)``-DP and the
+    replace-one guarantee of :func:`select_partitions` holds. See docs/derivations.md.
+    """
+    v = pd.Series(np.asarray(values, dtype=object))
+    s = v.dropna().astype(str)
     counts = s.value_counts()
-    if counts.empty:
-        return []
-    keep = keep_mask(counts.to_numpy(), epsilon, delta, source)[0]
-    return sorted(counts.index[keep].tolist())
+    noisy, b, tau = noisy_counts(np.r_[counts.to_numpy(dtype=np.float64), float(len(v) - len(s))], epsilon, delta,
+                                 source)
+    noisy = noisy[0]
+    keep = noisy[:-1] > tau
+    order = np.argsort(counts.index[keep].to_numpy(dtype=object).astype(str), kind="stable")
+    return Selection(counts.index[keep].to_numpy(dtype=object)[order].tolist(), noisy[:-1][keep][order],
+                     float(noisy[-1]), b)
+
+
+def noisy_counts(counts, epsilon: float, delta: float, source, size: int = 1) -> tuple[np.ndarray, float, float]:
+    """``size`` independent noisy copies of ``counts`` (a ``(size, keys)`` array, ``count + Lap(b)``) with the
+    scale ``b`` and threshold ``tau`` of :func:`partition_parameters`."""
+    b, tau = partition_parameters(float(epsilon), float(delta))
+    counts = np.asarray(counts, dtype=np.float64)
+    return counts[None, :] + np.asarray(source.laplace(b, (int(size), counts.size)), dtype=np.float64), b, tau
 
 
 def keep_mask(counts, epsilon: float, delta: float, source, size: int = 1) -> np.ndarray:
     """``size`` independent keep/drop decisions for levels with the given (positive) counts:
     a ``(size, levels)`` boolean array, ``count + Lap(b) > tau`` (see :func:`select_partitions`)."""
-    b, tau = partition_parameters(float(epsilon), float(delta))
-    counts = np.asarray(counts, dtype=np.float64)
-    noisy = counts[None, :] + np.asarray(source.laplace(b, (int(size), counts.size)), dtype=np.float64)
+    noisy, _, tau = noisy_counts(counts, epsilon, delta, source, size)
     return noisy > tau

@@ -4,7 +4,8 @@ Used to propose numeric bounds without reading them off the data
 (:func:`privrelease.dp.draft.dp_draft`). Two steps (:func:`dp_scaled_bounds`):
 
 * the scale (:func:`approx_range`, as SmartNoise's and Google's ``approx_bounds``): a Laplace
-  histogram over signed octaves, kept where the noisy count clears a threshold;
+  histogram over signed octaves (and one bin of the missing values), kept where the noisy
+  count clears a threshold;
 * two exponential-mechanism quantiles (:func:`dp_quantile`) over the readable numbers (two
   significant digits, :func:`default_grid`) inside that range, or over an evenly spaced grid
   of a public range ``[lo, hi]`` given by the user (:func:`range_grid`).
@@ -17,6 +18,7 @@ thousands of them (measured in docs/history/dp-draft.md).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -146,24 +148,35 @@ def magnitude_edges() -> np.ndarray:
 
 
 def magnitude_counts(values) -> np.ndarray:
-    """How many of ``values`` fall in each bin of :func:`magnitude_edges` (a histogram: one record, one bin)."""
+    """How many of ``values`` fall in each bin of :func:`magnitude_edges`, and how many are missing (NaN) in
+    one more bin at the end (106 counts: one record, one bin; values beyond the ends count in the end bins).
+
+    >>> magnitude_counts([1.5, 3.0, np.nan])[[63, 64, 105]].tolist()
+    [1.0, 1.0, 1.0]
+    """
     edges = magnitude_edges()
-    idx = np.clip(np.searchsorted(edges, np.asarray(values, dtype=np.float64), side="right") - 1, 0, edges.size - 2)
-    return np.bincount(idx, minlength=edges.size - 1).astype(np.float64)
+    v = np.asarray(values, dtype=np.float64)
+    idx = np.clip(np.searchsorted(edges, v, side="right") - 1, 0, edges.size - 2)
+    idx[np.isnan(v)] = edges.size - 1  # the missing bin
+    return np.bincount(idx, minlength=edges.size).astype(np.float64)
 
 
 def noisy_magnitudes(values, epsilon: float, source) -> tuple[np.ndarray, float]:
-    """The epsilon-DP magnitude histogram of ``values`` and its Laplace scale ``b = 2 / epsilon``.
+    """The epsilon-DP magnitude histogram of ``values`` (its last bin: the missing values) and its Laplace
+    scale ``b = 2 / epsilon``.
 
     Notes
     -----
-    Replacing one record moves one count of :func:`magnitude_counts` down by at most 1 and one
-    up by at most 1 (a value replaced by a missing one only takes one down): L1 sensitivity 2,
-    so Laplace noise of scale ``2 / epsilon`` in every bin is epsilon-DP. This is the only
-    access to the values; :func:`magnitude_range` is post-processing. See docs/derivations.md.
+    Every record is in exactly one bin of :func:`magnitude_counts` (a missing value in the missing
+    bin), or in none (a value that is not a number, counted nowhere). Replacing one record moves
+    one count down by at most 1 and one up by at most 1: L1 sensitivity 2, so Laplace noise of
+    scale ``2 / epsilon`` in every bin is epsilon-DP. The missing bin costs nothing more: it is
+    one more bin of the same histogram. This is the only access to the values;
+    :func:`magnitude_range` and the draft's missing-value flag are post-processing. See
+    docs/derivations.md.
     """
-    edges = magnitude_edges()
-    noisy, b = source.add_laplace(magnitude_counts(values), SCALE_SENSITIVITY, float(epsilon), edges.size - 1)
+    counts = magnitude_counts(values)
+    noisy, b = source.add_laplace(counts, SCALE_SENSITIVITY, float(epsilon), counts.size)
     return np.asarray(noisy, dtype=np.float64), float(b)
 
 
@@ -224,16 +237,29 @@ def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tup
     return float(lo), float(hi), True
 
 
-def approx_range(values, epsilon: float, source, present: float | None = None,
-                 margin=SCALE_MARGIN) -> tuple[float, float, bool]:
-    """An epsilon-DP range of the values: ``(lo, hi, supported)`` (``nan`` bounds when not supported).
+class Scale(NamedTuple):
+    """What the magnitude histogram says of a column: its range (``nan`` when not ``supported``), the noisy
+    count of its missing values and the Laplace scale ``b`` of every count."""
 
-    :func:`noisy_magnitudes` (the measurement) then :func:`magnitude_range` (post-processing);
-    ``present`` is a DP (or public) estimate of how many values there are, else the noisy total.
-    See docs/derivations.md.
+    lo: float
+    hi: float
+    supported: bool
+    missing: float
+    b: float
+
+
+def approx_range(values, epsilon: float, source, n: float | None = None, margin=SCALE_MARGIN) -> Scale:
+    """An epsilon-DP range of the values (NaN: missing) and the noisy count of the missing ones.
+
+    :func:`noisy_magnitudes` (the measurement) then :func:`magnitude_range` (post-processing) with
+    ``present``: the public ``n`` less the noisy missing count (in ``[0, n]``), or without ``n`` the
+    noisy total of the value bins. See docs/derivations.md.
     """
     noisy, b = noisy_magnitudes(values, epsilon, source)
-    return magnitude_range(noisy, b, noisy.sum() if present is None else float(present), margin)
+    h, missing = noisy[:-1], float(noisy[-1])
+    present = h.sum() if n is None else float(n) - min(max(missing, 0.0), float(n))
+    lo, hi, supported = magnitude_range(h, b, present, margin)
+    return Scale(lo, hi, supported, missing, b)
 
 
 def outer_edges(lo: float, hi: float) -> tuple[float, float]:
@@ -258,27 +284,31 @@ def readable_grid(lo: float, hi: float) -> np.ndarray:
 
 
 def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), scale_share: float = 0.4,
-                     n: int | None = None, candidates=None, present: float | None = None, margin=SCALE_MARGIN):
+                     n: int | None = None, candidates=None, margin=SCALE_MARGIN) -> Scale:
     """Bounds in two steps, epsilon-DP in total: :func:`approx_range` with ``scale_share * epsilon``,
     then :func:`dp_bounds` over the readable candidates of that range (and the next magnitude
-    edge on each side, and 0) with the rest. ``candidates(lo, hi)`` replaces the readable
-    candidates (e.g. evenly spaced days for dates); ``present`` and ``margin`` go to :func:`approx_range`.
+    edge on each side, and 0) with the rest. ``values``: the column's numbers, NaN for its missing
+    values; ``n``: the public number of records (else ``len(values)``). ``candidates(lo, hi)``
+    replaces the readable candidates (e.g. evenly spaced days for dates); ``margin`` goes to
+    :func:`approx_range`.
 
     When the quantiles cannot tell candidates apart (``epsilon_q min(q, 1 - q) n / 2`` below
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
     nearly as likely as the quantile), the range's edges are the bounds and the scale gets all
-    of epsilon. Returns ``(lo, hi, supported)`` (``supported`` from :func:`approx_range`).
+    of epsilon. Returns the :class:`Scale` of :func:`approx_range` with the bounds as ``lo`` and ``hi``.
     """
     n = len(values) if n is None else int(n)
     eps_q = (1.0 - scale_share) * epsilon / 2
     if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < MIN_QUANTILE_SIGNAL:
-        return approx_range(values, epsilon, source, present, margin)
-    a, b, supported = approx_range(values, scale_share * epsilon, source, present, margin)
-    if not supported:  # no bound: the quantiles' share is left unspent
-        return a, b, supported
+        return approx_range(values, epsilon, source, n, margin)
+    scale = approx_range(values, scale_share * epsilon, source, n, margin)
+    if not scale.supported:  # no bound: the quantiles' share is left unspent
+        return scale
     # the threshold is strict, so the bins at the ends of the data often miss it: one candidate
     # further out on each side (the next edge), not a whole bin of candidates beyond the data,
     # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)
+    a, b = scale.lo, scale.hi
     grid = np.union1d((candidates or readable_grid)(a, b), np.r_[outer_edges(a, b), 0.0])
-    lo, hi = dp_bounds(values, (1.0 - scale_share) * epsilon, grid, source, quantiles)
-    return lo, hi, supported
+    x = np.asarray(values, dtype=np.float64)
+    lo, hi = dp_bounds(x[~np.isnan(x)], (1.0 - scale_share) * epsilon, grid, source, quantiles)
+    return scale._replace(lo=lo, hi=hi)

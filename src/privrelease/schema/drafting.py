@@ -33,7 +33,8 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
     of a column not stated in ``facts`` follows from its exact class counts by the rule the
     DP draft applies to noisy ones (:func:`~privrelease.schema.values.decide_kind`). Missing
     spellings found go to ``na_values``; a numeric column with missing values gets
-    ``missing: allowed``, a categorical one a ``(missing)`` level. Empty and identifier-like
+    ``missing: allowed`` (released as missing), a label with missing values a warning (a
+    release refuses them) and declared levels ``missing: allowed``. Empty and identifier-like
     columns are left out with a warning. Numeric bounds are widened to round numbers.
     """
     from .values import NA_TOKENS, ColumnCounts, StatedFacts, canonical_text, decide_kind, declared_levels_spec, \
@@ -58,10 +59,10 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
             _warn_left_out(name, kind)
             continue
         na.update(t for t in missing_tokens(text) if t)
-        if name in (facts.levels or {}):
-            cols[name] = declared_levels_spec(facts.levels[name], name == facts.label)
-            continue
         has_missing = counts.classes[0] > 0
+        if name in (facts.levels or {}):
+            cols[name] = declared_levels_spec(facts.levels[name], name == facts.label, missing=has_missing)
+            continue
         present = text[value_classes(text) != 0]
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)
                       if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing), counts))
@@ -75,9 +76,12 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
 def _warn_left_out(name: str, kind: str) -> None:
     from ..errors import DataWarning
 
+    from .values import fresh_identifiers_hint
+
     what = "holds (almost) no values" if kind == "empty" else "looks like an identifier"
     warnings.warn(f"column '{name}' left out of the draft: it {what}; state its kind (--numeric, --categorical, "
-                  f"--datetime) to keep it", DataWarning, stacklevel=3)
+                  f"--datetime) to keep it" + ("; " + fresh_identifiers_hint(name) if kind == "identifier" else ""),
+                  DataWarning, stacklevel=3)
 
 
 def _drafted_bounds(kind: str, present, has_missing: bool) -> dict:
@@ -103,8 +107,11 @@ def _drafted_bounds(kind: str, present, has_missing: bool) -> dict:
 
 
 def _drafted_levels(name: str, present, has_missing: bool, is_label: bool, max_levels: int) -> dict:
-    """A categorical column's spec: its levels (sorted), a ``(missing)`` level when values are missing."""
+    """A categorical column's spec: its levels (sorted), ``missing: allowed`` when values are missing (a label:
+    a warning instead, a release refuses them)."""
+    from ..errors import DataWarning
     from .encoding import warn_one_class
+    from .values import label_missing_line
 
     counts = present.value_counts()
     if is_label and len(counts) > max_levels:
@@ -112,10 +119,10 @@ def _drafted_levels(name: str, present, has_missing: bool, is_label: bool, max_l
                           f"categorical with at most {max_levels} classes")
     levels = sorted(counts.index.tolist())
     spec: dict = {"type": "categorical", "categories": levels}
-    if has_missing:
-        miss = "(missing)" if "(missing)" not in levels else "(missing) "
-        spec["categories"] = levels + [miss]
-        spec["missing"] = miss
+    if has_missing and is_label:
+        warnings.warn(label_missing_line(name, None), DataWarning, stacklevel=3)
+    elif has_missing:
+        spec["missing"] = "allowed"
     if is_label:
         spec["role"] = "label"
         if levels:

@@ -127,16 +127,22 @@ class Encoder:
         n = len(df)
         X = np.zeros((n, self.width), dtype=np.float64)
         clip_counts: dict[str, int] = {}
+        undeclared: dict[str, np.ndarray] = {}  # columns with missing values the schema does not allow
         for c in self.columns:
             s = df[c.name]
             if self.schema.na_values:
                 s = s.mask(is_na_spelling(s, self.schema.na_values))
             if c.kind == "numeric":
-                X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset)[:, None]
+                X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset,
+                                                                 undeclared)[:, None]
             else:
-                X[:, self.slices[c.name]] = self._encode_categorical(c, s, row_offset)
-                if warn and c.role == "label":
-                    warn_one_class(c, X[:, self.slices[c.name]].sum(axis=0))
+                X[:, self.slices[c.name]] = self._encode_categorical(c, s, row_offset, undeclared)
+        if undeclared:
+            label = self.schema.label.name if self.schema.label is not None else None
+            raise InputDataError(_undeclared_missing(undeclared, row_offset, label))
+        for c in self.columns:
+            if warn and c.role == "label":
+                warn_one_class(c, X[:, self.slices[c.name]].sum(axis=0))
         if warn:
             self.warn_clipped(clip_counts, n)
         return EncodedTable(X=X, clip_counts=clip_counts)
@@ -154,16 +160,12 @@ class Encoder:
                 for c in self.columns if int(clip_counts.get(c.name, 0))]
         return [warn_private(m) for m in msgs]
 
-    def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int):
+    def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int,
+                        undeclared: dict):
         v = numeric_values(c, s, row_offset)
         nan = np.isnan(v)
         if nan.any() and c.missing != "allowed":
-            rows = (np.flatnonzero(nan)[:5] + row_offset).tolist()
-            raise InputDataError(
-                f"column '{c.name}' has {int(nan.sum())} missing value(s) (first rows {rows}); declare "
-                f"'missing: allowed' for it in the schema (for a mechanism that releases missing values), "
-                f"or drop or impute them publicly first"
-            )
+            undeclared[c.name] = nan
         out = (v < c.lower) | (v > c.upper)
         if out.any():
             if policy == "error":
@@ -176,21 +178,20 @@ class Encoder:
             v = np.clip(v, c.lower, c.upper)
         return (v - c.lower) / (c.upper - c.lower)
 
-    def _encode_categorical(self, c: CategoricalColumn, s: pd.Series, row_offset: int):
+    def _encode_categorical(self, c: CategoricalColumn, s: pd.Series, row_offset: int, undeclared: dict):
         isna = s.isna().to_numpy()
         if isna.any():
             if c.missing is None:
-                rows = (np.flatnonzero(isna)[:5] + row_offset).tolist()
-                raise InputDataError(
-                    f"column '{c.name}' has {int(isna.sum())} missing value(s) (first rows {rows}); "
-                    f"declare a level for them with 'missing: <level>' in the schema, or drop them"
-                )
+                undeclared[c.name] = isna
+                return np.zeros((len(s), c.width), dtype=np.float64)
             s = s.where(~isna, c.missing)
         text = s.astype(str).to_numpy() if s.dtype == object else _canonical_str(s)
         # each distinct text is stripped and looked up once, the codes mapped back by index
         inverse, uniques = pd.factorize(text)
         u_vals = np.array([str(u).strip() for u in uniques], dtype=object)
-        codes = pd.Index(list(c.categories)).get_indexer(u_vals)[inverse]
+        codes = pd.Index(list(c.levels)).get_indexer(u_vals)[inverse]  # an internal missing level reads no value
+        if c.missing_as_na:
+            codes[isna] = c.width - 1
         unknown = codes < 0
         if unknown.any() and c.other is not None:  # undeclared values go to the declared 'other' level
             codes[unknown] = c.categories.index(c.other)
@@ -231,11 +232,37 @@ class Encoder:
                 out[c.name] = decode_numeric(c, block[:, 0])
             else:
                 codes = np.argmax(np.nan_to_num(block, nan=-np.inf), axis=1)
-                out[c.name] = pd.Categorical.from_codes(codes, categories=list(c.categories)).astype(object)
+                values = np.asarray(pd.Categorical.from_codes(codes, categories=list(c.categories)), dtype=object)
+                if c.missing_as_na:  # the internal missing level comes back as a missing value
+                    values[codes == c.width - 1] = None
+                out[c.name] = values
         return pd.DataFrame(out)
 
     def onehot_to_codes(self, block: np.ndarray) -> np.ndarray:
         return np.argmax(block, axis=1)
+
+
+def _undeclared_missing(undeclared: dict, row_offset: int, label: str | None = None) -> str:
+    """The one-line refusal of every column holding missing values its schema does not allow (the label first)."""
+    def where(mask) -> str:
+        return f"{int(mask.sum())} missing value(s) (first rows {(np.flatnonzero(mask)[:5] + row_offset).tolist()})"
+
+    undeclared = dict(undeclared)
+    said = []
+    if label in undeclared:
+        said.append(f"label column '{label}' has {where(undeclared.pop(label))}: a release refuses them; drop the "
+                    f"records without a label (publicly) first, or name a class for them with 'missing: LEVEL'")
+    fix = ("declare 'missing: allowed' for {} in the schema (a numeric column's missing values need a mechanism "
+           "that releases them; a categorical column's are released as one more level), or drop or impute them "
+           "publicly first")
+    if len(undeclared) == 1:
+        ((name, mask),) = undeclared.items()
+        said.append(f"column '{name}' has {where(mask)}; " + fix.format("it"))
+    elif undeclared:
+        listed = "; ".join(f"'{name}': {where(mask)}" for name, mask in undeclared.items())
+        said.append(f"{len(undeclared)} columns have missing values their schema does not allow ({listed}); "
+                    + fix.format("each"))
+    return "; and ".join(said)
 
 
 def decode_numeric(c: NumericColumn, x: np.ndarray):

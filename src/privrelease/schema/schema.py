@@ -21,6 +21,8 @@ from .constraints import parse_constraints
 from .precision import grid_range
 
 ROLES = (None, "feature", "label", "target")
+MISSING_LEVEL = "(missing)"  # the internal level of a categorical column declared 'missing: allowed'
+
 
 
 @dataclass(frozen=True)
@@ -104,7 +106,12 @@ class CategoricalColumn:
     """A categorical column with its public list of levels.
 
     ``missing`` names the level that stands for a missing value (added to ``categories``
-    when they do not list it); without it, a missing value is refused. ``other`` names the level
+    when they do not list it), released as that level; ``missing="allowed"`` (when no category
+    is named ``allowed``) releases missing values as missing: they are encoded as one more,
+    internal level (:data:`MISSING_LEVEL`, in ``categories``, with ``missing_as_na`` set) that
+    every mechanism treats as an ordinary level, and decoded back to a missing value. Not for
+    a label (a label's classes are what is learned). Without ``missing``, a missing value is
+    refused. ``other`` names the level
     that every value not among ``categories`` is mapped to (e.g. the rare levels a DP
     draft did not select); without it, such a value is refused. ``taxonomy`` is an
     optional public generalisation tree (nested mappings ending in lists of
@@ -117,11 +124,18 @@ class CategoricalColumn:
     missing: str | None = None
     taxonomy: Any = None
     other: str | None = None
+    missing_as_na: bool = False
     kind: str = field(default="categorical", init=False)
 
     def __post_init__(self):
         _check_name(self.name)
         cats = tuple(str(c) for c in self.categories)
+        if self.missing == "allowed" and "allowed" not in cats and not self.missing_as_na:
+            level = MISSING_LEVEL  # released as missing: one more level, internal, decoded to a missing value
+            while level in cats:
+                level += " "
+            object.__setattr__(self, "missing", level)
+            object.__setattr__(self, "missing_as_na", True)
         if self.missing is not None and str(self.missing) not in cats:  # 'missing: Unknown' declares the level
             cats += (str(self.missing),)
         object.__setattr__(self, "categories", cats)
@@ -136,17 +150,26 @@ class CategoricalColumn:
             raise SchemaError(
                 f"column '{self.name}': role of a categorical column must be 'feature' or 'label', got {self.role!r}"
             )
+        if self.missing_as_na and self.role == "label":
+            raise SchemaError(f"label column '{self.name}': 'missing: allowed' would make missing a class of the "
+                              f"label; drop the records without a label (publicly) first, or name a class for them "
+                              f"with 'missing: LEVEL'")
 
     @property
     def width(self) -> int:
         return len(self.categories)
 
+    @property
+    def levels(self) -> tuple[str, ...]:
+        """The declared categories: ``categories`` without the internal missing level."""
+        return self.categories[:-1] if self.missing_as_na else self.categories
+
     def to_dict(self) -> dict:
-        d: dict[str, Any] = {"type": "categorical", "categories": list(self.categories)}
+        d: dict[str, Any] = {"type": "categorical", "categories": list(self.levels)}
         if self.role not in (None, "feature"):
             d["role"] = self.role
         if self.missing is not None:
-            d["missing"] = self.missing
+            d["missing"] = "allowed" if self.missing_as_na else self.missing
         if self.other is not None:
             d["other"] = self.other
         if self.taxonomy is not None:

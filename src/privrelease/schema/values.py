@@ -32,7 +32,8 @@ NUMERIC_SHARE = 0.9  # numbers among the present values: numeric (or datetime fo
 FRACTION_SHARE = 0.05  # at most this share of non-integers: an integer column
 FEW_LEVELS_OUTSIDE_TOP = 0.05  # at most this share outside the 10 most frequent values: few levels
 TOP_LEVELS = 10
-REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like
+REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like (whole numbers)
+TEXT_DISTINCT_SHARE = 0.3  # text with at least this share of distinct values among its present ones: identifier-like
 EMPTY_SHARE = 0.01  # fewer present values than this share of n: an empty column
 MIN_IDENTIFIER_N = 100  # below this many records, distinct values say little: never identifier-like
 
@@ -156,6 +157,13 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
     'categorical'
     >>> decide_kind(ColumnCounts((0, 0, 0, 0, 1000, 0), outside_top=990, repeats=0), 1000)
     'identifier'
+    >>> decide_kind(ColumnCounts((0, 0, 0, 0, 13000, 0), outside_top=12900, repeats=7300), 13000)  # 5,700 distinct
+    'identifier'
+
+    Whole numbers are identifier-like only when at most 2 % of them repeat (amounts in whole units
+    have many distinct values too); text when at least 30 % of its values are distinct (an
+    identifier held by a few records each: a household, a person with several visits; free
+    text), which as a categorical would put nearly every record in ``(other)``.
     """
     c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
     present = c[1:].sum()
@@ -172,7 +180,8 @@ def decide_kind(counts: ColumnCounts, n: int) -> str:
         return "integer" if integer else "numeric"
     if c[3] + c[5] >= NUMERIC_SHARE * present:
         return "datetime"
-    return "identifier" if distinct else "categorical"
+    text_distinct = n >= MIN_IDENTIFIER_N and present - max(counts.repeats, 0.0) >= TEXT_DISTINCT_SHARE * present
+    return "identifier" if distinct or (text_distinct and not few_levels) else "categorical"
 
 
 def with_timezone(spec: dict, counts: ColumnCounts | None) -> dict:
@@ -196,8 +205,9 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     return bool(c[2] <= FRACTION_SHARE * c[1:].sum())
 
 
-def declared_levels_spec(levels, is_label: bool, other: str = "(other)") -> dict:
-    """A categorical column of declared (public) levels: values not declared and missing values go to ``other``.
+def declared_levels_spec(levels, is_label: bool, other: str = "(other)", missing: bool = True) -> dict:
+    """A categorical column of declared (public) levels: values not declared go to ``other``; missing values
+    stay missing (``missing: allowed``) when ``missing``, never in a label (a release refuses them there).
 
     >>> declared_levels_spec(["a", "b", "a"], True)["categories"]
     ['a', 'b', '(other)']
@@ -207,8 +217,22 @@ def declared_levels_spec(levels, is_label: bool, other: str = "(other)") -> dict
     spec: dict = {"type": "categorical", "categories": levels + [other]}
     if is_label:
         spec["role"] = "label"
-    spec.update(missing=other, other=other)
+    elif missing:
+        spec["missing"] = "allowed"
+    spec["other"] = other
     return spec
+
+
+def fresh_identifiers_hint(name: str) -> str:
+    """How a schema releases fresh identifiers in place of a column left out as an identifier."""
+    return f"to release fresh identifiers in its place, add constraints: [{{type: unique, column: {name}}}] to the schema"
+
+
+def label_missing_line(name: str, share: float | None) -> str:
+    """The line that says a label has missing values (``share``: a DP estimate, or None)."""
+    about = f" (about {share:.0%} of the records, a DP estimate)" if share is not None else ""
+    return (f"label column '{name}' has missing values{about}: a release refuses them; drop the records without "
+            f"a label (publicly) first, or name a class for them with 'missing: LEVEL' in the schema")
 
 
 def missing_tokens(text: pd.Series) -> list[str]:
@@ -223,8 +247,9 @@ class StatedFacts:
 
     ``numeric``, ``categorical``, ``datetime``, ``integer``: column names of that kind
     (``integer`` implies numeric); ``levels``: ``{column: [level, ...]}`` declared levels
-    (implies categorical); ``label``: the label column (categorical). A Parquet file's
-    declared types give the same facts (:func:`declared_facts`).
+    (implies categorical); ``label``: the label column (categorical); ``complete``: columns
+    declared to hold no missing values. A Parquet file's declared types and non-nullable fields
+    give the same facts (:func:`declared_facts`).
     """
 
     label: str | None = None
@@ -233,17 +258,19 @@ class StatedFacts:
     datetime: frozenset = frozenset()
     integer: frozenset = frozenset()
     levels: dict | None = None
+    complete: frozenset = frozenset()
 
     @classmethod
-    def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None) -> "StatedFacts":
+    def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None,
+           complete=()) -> "StatedFacts":
         return cls(label, frozenset(map(str, numeric)), frozenset(map(str, categorical)),
                    frozenset(map(str, datetime)), frozenset(map(str, integer)),
-                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()})
+                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()}, frozenset(map(str, complete)))
 
     def names(self) -> set:
         """Every column named by a fact."""
         return (set(self.numeric) | set(self.categorical) | set(self.datetime) | set(self.integer)
-                | set(self.levels or {}) | ({self.label} if self.label is not None else set()))
+                | set(self.levels or {}) | set(self.complete) | ({self.label} if self.label is not None else set()))
 
     def kind(self, name) -> str | None:
         """The stated kind of a column (``categorical``, ``integer``, ``numeric``, ``datetime``) or None."""
@@ -263,22 +290,26 @@ class StatedFacts:
         return sorted({c for i, g in enumerate(groups) for h in groups[i + 1:] for c in g & h})
 
     def merged(self, other: "StatedFacts") -> "StatedFacts":
-        """These facts, completed by ``other``'s for the columns these do not state."""
-        mine = self.names()
+        """These facts, completed by ``other``'s for the columns these do not state (and its complete columns)."""
+        mine = self.names() - set(self.complete)
         keep = lambda s: frozenset(c for c in s if c not in mine)  # noqa: E731
         return StatedFacts(self.label, self.numeric | keep(other.numeric), self.categorical | keep(other.categorical),
-                           self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels)
+                           self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels,
+                           self.complete | other.complete)
 
 
 def declared_facts(arrow_schema) -> StatedFacts:
     """The kinds a typed file (Parquet) declares in its Arrow schema: integer, float, date/time and
-    boolean columns (text columns declare nothing). Read from the file's schema, never from loaded
-    values: a pandas dtype depends on the values (an int64 column with one null loads as float64)."""
+    boolean columns (text columns declare no kind), and the fields declared non-nullable (no missing
+    values). Read from the file's schema, never from loaded values: a pandas dtype depends on the
+    values (an int64 column with one null loads as float64)."""
     import pyarrow.types as pat
 
-    kinds: dict = {"numeric": [], "categorical": [], "datetime": [], "integer": []}
+    kinds: dict = {"numeric": [], "categorical": [], "datetime": [], "integer": [], "complete": []}
     for f in arrow_schema:
         t = f.type
+        if not f.nullable:
+            kinds["complete"].append(f.name)
         if pat.is_boolean(t):
             kinds["categorical"].append(f.name)
         elif pat.is_integer(t):
