@@ -155,3 +155,16 @@ def test_a_parquet_files_declared_types_do_not_depend_on_its_values(tmp_path, ca
         assert code == 0, err
         stated.append(yaml.safe_load(out)["provenance"]["stated"])
     assert stated[0] == stated[1] == {"age": "integer", "flag": "categorical"}
+
+
+def test_columns_option_drafts_only_the_chosen_columns(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    data = tmp_path / "d.csv"
+    pd.DataFrame({"a": rng.integers(0, 100, 500), "b": rng.choice(["x", "y"], 500), "secret": rng.random(500)}
+                 ).to_csv(data, index=False)
+    code, out, err = run_cli(["schema", "draft", str(data), "--columns", "a,b", "--integer", "a",
+                              "--epsilon", "4", "--seed", "0"], capsys)
+    assert code == 0, err
+    assert list(yaml.safe_load(out)["columns"]) == ["a", "b"]
+    code, out, err = run_cli(["schema", "draft", str(data), "--columns", "a,nope", "--epsilon", "1"], capsys)
+    assert code == 2 and "--columns names ['nope']" in err and len(err.strip().splitlines()) == 1, err

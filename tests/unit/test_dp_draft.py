@@ -270,3 +270,24 @@ def test_a_public_date_range_is_set_as_stated():
     assert (spec["type"], spec["lower"], spec["upper"]) == ("datetime", "2017-01-01", "2017-12-31")
     with pytest.raises(ParameterError, match="lo < hi"):
         dp_draft(df, 1.0, rng=0, facts=StatedFacts.of(datetime=["date"]), ranges={"date": ("2018-01-01", "2017-01-01")})
+
+
+def test_unstated_kinds_the_budget_cannot_tell_are_left_out_from_public_facts():
+    """75 columns at epsilon 0.5 and n = 5,000 give each unstated column's profile a Laplace scale of
+    about 2,400 records: its kind would be decided by the noise (a URL drafted as numeric, latitude as
+    categorical). Every unstated column is then left out, in one line, and the stated ones get the budget."""
+    rng = np.random.default_rng(0)
+    n = 5000
+    df = pd.DataFrame({f"text_{i}": rng.choice(["a", "b", "c"], n) for i in range(70)})
+    df["age"] = rng.integers(18, 90, n).astype(str)
+    df["score"] = rng.normal(50, 5, n).round(2).astype(str)
+    facts = StatedFacts.of(numeric=["score"], integer=["age"])
+    d = dp_draft(df, 0.5, 1e-6, rng=0, facts=facts)
+    assert set(d.schema["columns"]) == {"age", "score"}
+    line = [w for w in d.warnings if "whose kind you did not state left out" in w]
+    assert len(line) == 1 and "text_0" in line[0] and "--columns" in line[0]
+    assert draft_cost(df.columns, 0.5, 1e-6, facts, n).delta == 0.0  # no column may select levels any more
+    assert d.schema["provenance"]["per_column"]["epsilon"] == pytest.approx(0.25)  # 0.5 over the 2 stated
+    # with enough budget for them, the unstated columns are drafted
+    small = df[[f"text_{i}" for i in range(3)] + ["age", "score"]]
+    assert "text_0" in dp_draft(small, 5.0, 1e-6, rng=0, facts=facts).schema["columns"]

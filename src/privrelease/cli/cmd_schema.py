@@ -15,6 +15,8 @@ from .common import err, interrupt_notes, number_pair
 def schema_draft(
     input: Path = typer.Argument(..., help="A table to draft a schema from."),
     label: Optional[str] = typer.Option(None, "--label", help="Column to mark as the label."),
+    columns: Optional[str] = typer.Option(None, "--columns", help="Comma-separated columns to draft (default: "
+                                          "all); the others are not read, not charged and not in the schema."),
     epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Draft under differential privacy with "
                                             "this epsilon (every decision stated or charged). Without it "
                                             "the draft reads the data and is NOT private."),
@@ -50,12 +52,21 @@ def schema_draft(
     from ..schema.values import StatedFacts, declared_facts
 
     df = read_table(input, sep=sep, encoding=encoding, as_text=True)
+    if columns is not None:
+        chosen = _names(columns)
+        unknown = [c for c in chosen if c not in df.columns]
+        if unknown or not chosen:
+            err(f"--columns names {unknown} that the table does not have" if unknown else "--columns names no column")
+        df = df[list(dict.fromkeys(chosen))]
     facts = StatedFacts.of(label, _names(numeric), _names(categorical), _names(datetime), _names(integer),
                            _levels(levels))
     if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
         import pyarrow.parquet as pq
 
-        facts = facts.merged(declared_facts(pq.read_schema(input)))
+        import pyarrow as pa
+
+        arrow = pq.read_schema(input)
+        facts = facts.merged(declared_facts(pa.schema([f for f in arrow if f.name in df.columns])))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
@@ -129,7 +140,7 @@ def _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, datas
     if budget is not None and ledger is None:
         err("--budget needs --ledger and --dataset-id")
     charge = contextlib.nullcontext(None)
-    cost = draft_cost(df.columns, epsilon, delta, facts)
+    cost = draft_cost(df.columns, epsilon, delta, facts, len(df))
     if ledger is not None:
         from ..accounting.ledger import Ledger
 

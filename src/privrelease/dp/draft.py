@@ -58,6 +58,10 @@ from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold,
 OTHER = "(other)"
 DEFAULT_QUANTILES = (0.01, 0.99)
 PROFILE_SHARE = 0.25  # of a column's epsilon, for its noisy profile (when it has one)
+#: A column whose kind is not stated is drafted only when its profile's Laplace scale is at most this
+#: share of n (so that the kind rules, 90 % and 5 % of the present values, are decided by the data
+#: rather than by the noise); otherwise every such column is left out, from public facts alone.
+KIND_NOISE_SHARE = 0.02
 SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scale (without a public range)
 PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
 OTHER_NOTABLE_SHARE = 0.01  # a share of the records in '(other)' worth a warning
@@ -87,8 +91,23 @@ class Draft:
         return yaml.safe_dump(self.schema, sort_keys=False, default_flow_style=None, width=100, allow_unicode=True)
 
 
-def plan_columns(columns, facts: StatedFacts) -> list[ColumnPlan]:
-    """The public plan of a draft: per column, its stated kind and which DP steps it takes."""
+def plan_columns(columns, facts: StatedFacts, n: int | None = None, epsilon: float | None = None) -> list[ColumnPlan]:
+    """The public plan of a draft: per column, its stated kind and which DP steps it takes. With the
+    public ``n`` and ``epsilon``: when the budget, split over every column that spends, cannot tell an
+    unstated column's kind (:data:`KIND_NOISE_SHARE`), every unstated column is planned ``unreadable``
+    (left out, spending nothing) and the budget goes to the stated ones."""
+    plans = _plan_columns(columns, facts)
+    if n is None or epsilon is None:
+        return plans
+    k = sum(p.spends for p in plans)
+    unstated = [p for p in plans if p.stated is None and p.spends]
+    if unstated and 4.0 / (PROFILE_SHARE * epsilon / k) > KIND_NOISE_SHARE * n:
+        gone = {p.name for p in unstated}
+        plans = [ColumnPlan(p.name, "unreadable", False, False, False) if p.name in gone else p for p in plans]
+    return plans
+
+
+def _plan_columns(columns, facts: StatedFacts) -> list[ColumnPlan]:
     plans = []
     for name in map(str, columns):
         stated = facts.kind(name)
@@ -102,12 +121,13 @@ def plan_columns(columns, facts: StatedFacts) -> list[ColumnPlan]:
     return plans
 
 
-def draft_cost(columns, epsilon: float, delta: float | None, facts: StatedFacts | None = None) -> PrivacyCost:
-    """What :func:`dp_draft` will spend on a table with these columns (known before any value is read:
-    delta only when some column may select levels)."""
+def draft_cost(columns, epsilon: float, delta: float | None, facts: StatedFacts | None = None,
+               n: int | None = None) -> PrivacyCost:
+    """What :func:`dp_draft` will spend on a table with these columns and ``n`` records (known before any
+    value is read: delta only when some column may select levels)."""
     facts = facts or StatedFacts()
     _check_draft_args(columns, facts, DEFAULT_QUANTILES)
-    plans = plan_columns(columns, facts)
+    plans = plan_columns(columns, facts, n, check_epsilon(epsilon, allow_inf=False))
     k_cat = sum(p.may_be_categorical for p in plans)
     return PrivacyCost(check_epsilon(epsilon, allow_inf=False), _categorical_delta(delta, k_cat))
 
@@ -161,7 +181,7 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
     facts = facts or StatedFacts()
     _check_draft_args(df.columns, facts, quantiles)
     ranges = _checked_ranges(ranges, df.columns)
-    plans = plan_columns(df.columns, facts)
+    plans = plan_columns(df.columns, facts, len(df), eps)
     k = sum(p.spends for p in plans)
     k_cat = sum(p.may_be_categorical for p in plans)
     total_delta = _categorical_delta(delta, k_cat)
@@ -170,7 +190,16 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
     source = make_source(rng)
     ctx = _Context(len(df), eps_c, delta_c, ranges, tuple(quantiles), source, facts, [])
     columns = {}
+    unreadable = [p.name for p in plans if p.stated == "unreadable"]
+    if unreadable:
+        ctx.warnings.append(
+            f"{len(unreadable)} column(s) whose kind you did not state left out: at epsilon {eps:g} over "
+            f"{len(unreadable) + k} columns (n = {len(df):,}) the budget cannot tell their kind; state their kind "
+            f"(--numeric, --integer, --categorical, --datetime), draft fewer columns (--columns), or more "
+            f"epsilon: {shorten_list(unreadable, 12)}")
     for plan in plans:  # in the table's order: the noise is drawn column by column
+        if plan.stated == "unreadable":
+            continue
         spec = _draft_column(df[plan.name], plan, ctx)
         if spec is not None:
             columns[plan.name] = spec
