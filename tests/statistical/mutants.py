@@ -121,10 +121,9 @@ MUTANTS = [
     for part in ("centre", "radius", "sums", "basis", "moments", "residual", "counts", "within_radius")
 ] + [
     Mutant("moments (class centring) noise x0.5", "mixture moments (class centring)", scale_noise("moments_std")),
-    Mutant("pair measurement noise x0.5", "pair measurement", scale_noise("pairs_std"), ci=True),
-    Mutant("pair selection score sensitivity x0.5", "pair selection", pair_score_sensitivity_halved, ci=True),
-    Mutant("pair tree measurement noise x0.5", "pair tree measurement", scale_noise("pairs_std")),
-    Mutant("pair tree selection score sensitivity x0.5", "pair tree selection", pair_score_sensitivity_halved),
+    Mutant("pair tree measurement noise x0.5", "pair tree measurement", scale_noise("pairs_std"), ci=True),
+    Mutant("pair tree selection score sensitivity x0.5", "pair tree selection", pair_score_sensitivity_halved,
+           ci=True),
 ]
 
 

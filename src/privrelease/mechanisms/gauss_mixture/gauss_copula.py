@@ -33,7 +33,7 @@ from . import copula_tree
 from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
 from .pair_tree import fit_tree, plan_pair_stage
-from .pairs import accounting_epsilon, run_pairs, split_budget_with, tilted_sample
+from .pairs import accounting_epsilon, run_pairs, split_budget_with
 
 __all__ = ["GaussCopula", "NumericTree", "CellCounter", "CopulaTransform", "histogram_sensitivity", "denoise",
            "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BRANCHING",
@@ -71,16 +71,13 @@ class GaussCopula(SyntheticMechanism):
     threshold : float >= 0, default 0
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`denoise`).
-    pair_model : "tree" (default) or "tilt"
-        How the pair stage honours its measurements: ``"tree"`` (:mod:`.pair_tree`) measures a
-        spanning tree of pairs of categorical columns and numeric node blocks and decodes along it;
-        ``"tilt"`` (:mod:`.pairs`) reweights a pool drawn from the copula.
     pair_rounds : "auto" (default) or int >= 0
-        Measured pairs (0: no pair stage). ``"auto"``: with the tree, one fewer than the attributes
-        it can decode (a spanning tree); with the tilt, from the public n and budget.
+        Measured pairs of the pair tree (:mod:`.pair_tree`: a spanning tree of pairs of categorical
+        columns and numeric node blocks, the release decoded along it; 0: no pair stage). ``"auto"``:
+        one fewer than the attributes it can decode (a spanning tree), with second parents and halved
+        nodes where the measurements are precise, off where they would be mostly noise.
     pair_share : "auto" (default) or float in (0, 1)
-        The pair stage's share of the total zCDP rho (the rest split as above); ``"auto"``: 0.2 for
-        the tree, 0.3 for the tilt.
+        The pair stage's share of the total zCDP rho (the rest split as above); ``"auto"``: 0.2.
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     coarse_cells : int >= 0, default COARSE_CELLS
@@ -164,7 +161,7 @@ class GaussCopula(SyntheticMechanism):
        assigned greedily by the sampled one-hot scores, highest first, until each level's
        quota is full.
 
-    5. Pair tree (``pair_model="tree"``, :mod:`.pair_tree`): one more pass counts the candidate pairs;
+    5. Pair tree (:mod:`.pair_tree`): one more pass counts the candidate pairs;
        a privately chosen spanning tree of them (and second parents where precise) is measured and the
        categorical columns and numeric nodes are decoded along it (derivation in its Notes).
 
@@ -189,7 +186,6 @@ class GaussCopula(SyntheticMechanism):
         "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Interval(Real, 0, None, closed="left")],
-        "pair_model": [Options("tree", "tilt")],
         "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")],
         "pair_share": [Options("auto"), *FRACTION],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
@@ -212,7 +208,7 @@ class GaussCopula(SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
                  branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, pair_model="tree", pair_rounds="auto", pair_share="auto", n_components=None,
+                 threshold=DEFAULT_THRESHOLD, pair_rounds="auto", pair_share="auto", n_components=None,
                  coarse_cells=COARSE_CELLS,
                  n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
@@ -225,7 +221,7 @@ class GaussCopula(SyntheticMechanism):
         self.max_leaves = max_leaves
         self.by_label = by_label
         self.threshold = threshold
-        self.pair_model, self.pair_rounds, self.pair_share = pair_model, pair_rounds, pair_share
+        self.pair_rounds, self.pair_share = pair_rounds, pair_share
         self.n_components = n_components
         self.coarse_cells = coarse_cells
         self.n_classes = n_classes
@@ -365,7 +361,7 @@ class GaussCopula(SyntheticMechanism):
         chunks are, keyed by each record's global index so that every engine sees the same
         latent rows). ``p``: the encoded width when no ``domain`` is declared.
         """
-        self.pairs_ = self.pair_tree_ = None  # a refit forgets an earlier pair stage
+        self.pair_tree_ = None  # a refit forgets an earlier pair stage
         eps_mix = self.fit_marginals(passes, p)
         self._jitter_seed = int(self.source_.generator.integers(2**63))
         self.coarse_ = coarse_plan(self.domain_, self.cells_, int(self.coarse_cells) if self.marginals_ else 0)
@@ -373,8 +369,7 @@ class GaussCopula(SyntheticMechanism):
                        accounting=self.accounting_mode_, domain=self.coarse_.domain, rng=self.source_)
         mix.fit_executor(LatentPasses(passes, self.copula_transform()))
         self._adopt_mixture(mix)
-        # the pair stage (one more pass): the tree (.pair_tree) or the tilt (.pairs)
-        run_pairs(self, passes, fit_tree if self.pair_model == "tree" else None)
+        run_pairs(self, passes, fit_tree)  # the pair tree (one more pass)
         return self
 
     def copula_transform(self) -> CopulaTransform:
@@ -430,7 +425,7 @@ class GaussCopula(SyntheticMechanism):
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
         self.pair_plan_ = plan_pair_stage(self, C if labelled else 0, eps, delta, self._mode())
         self.marginal_share_ = auto_marginal_share(self.domain_, self.n_, eps, C if labelled else 0, self.marginal_share,
-                                                   getattr(self.pair_plan_, "model", None) == "tree")
+                                                   self.pair_plan_ is not None)
         counts = [h if labelled else h[:1] for h in counts]
         counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
         eps_mix = self._calibrate(eps, delta, self.marginal_share_ if counts else 0.0)
@@ -486,8 +481,6 @@ class GaussCopula(SyntheticMechanism):
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
-        if getattr(self, "pairs_", None) is not None:
-            return tilted_sample(self, n)
         return self._sample_copula(n, getattr(self, "pair_tree_", None))
 
     def _sample_copula(self, n: int, tree=None):

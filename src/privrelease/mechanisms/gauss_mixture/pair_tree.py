@@ -49,8 +49,8 @@ from ...estimation import class_tables, fitted_table
 from .copula_parts import coarse_plan
 from .quotas import quota_assign_groups
 from . import pairs as pair_stage
-from .pairs import (DEFAULT_PAIR_SHARE, SELECT_FRACTION, Attributes, PairPlan, candidates, count_pairs, n_nodes,
-                    pair_counts, pair_level, plan_pairs, select_and_measure)
+from .pairs import (SELECT_FRACTION, Attributes, PairPlan, candidates, count_pairs, n_nodes,
+                    pair_counts, pair_level, select_and_measure)
 
 #: Share of the total zCDP rho spent on the tree stage (selection and measurement); chosen on
 #: census_income_kdd (0.15, 0.2 and 0.3 gave 2-way TVD 0.0528, 0.0525 and 0.054 on seed 0).
@@ -104,7 +104,7 @@ def tree_noise(plan: PairPlan, n: int, epsilon: float, delta: float, mode: str) 
 
 def plan_tree(domain, trees, coarse, n: int, n_classes: int, epsilon: float, delta: float, mode: str, rounds,
               share: float):
-    """The tree stage's public plan (a :class:`~.pairs.PairPlan` with ``model="tree"``), or None when
+    """The tree stage's public plan (a :class:`~.pairs.PairPlan`), or None when
     fewer than two attributes can be decoded along a tree, or, with ``rounds="auto"``, when the
     measurements would be mostly noise (:func:`tree_noise` above ``TREE_MAX_NOISE``)."""
     if rounds == 0:
@@ -116,40 +116,37 @@ def plan_tree(domain, trees, coarse, n: int, n_classes: int, epsilon: float, del
     if len(usable) < 2 or not pairs:
         return None
     most = len(usable) - 1
-    plan = PairPlan(attrs, pairs, most if rounds == "auto" else min(int(rounds), most), float(share), "tree")
+    plan = PairPlan(attrs, pairs, most if rounds == "auto" else min(int(rounds), most), float(share))
     if rounds == "auto" and tree_noise(plan, n, epsilon, delta, mode) > TREE_MAX_NOISE:
         return None
     extra = int(round(SECOND_PARENTS * most))
     if rounds == "auto" and extra > 0:  # second parents where the measurements stay precise
-        wider = PairPlan(attrs, pairs, most + extra, float(share), "tree")
+        wider = PairPlan(attrs, pairs, most + extra, float(share))
         if tree_noise(wider, n, epsilon, delta, mode) <= SECOND_MAX_NOISE:
             plan = wider
     return plan
 
 
 def plan_pair_stage(mech, n_classes: int, epsilon: float, delta: float, mode: str):
-    """The pair stage of a gauss-copula ``mech`` (after its trees and n are set): the tree's plan or
-    the tilt's (:func:`~.pairs.plan_pairs`), from public quantities only; None when off."""
-    if mech.pair_model == "tree":
-        share = TREE_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
+    """The pair tree of a gauss-copula ``mech`` (after its trees and n are set), from public
+    quantities only; None when off."""
+    share = TREE_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
 
-        def tree_plan():
-            coarse = coarse_plan(mech.domain_, mech.cells_, int(mech.coarse_cells))
-            return plan_tree(mech.domain_, mech.cells_, coarse, mech.n_, n_classes, epsilon, delta, mode,
-                             mech.pair_rounds, share)
-        plan = tree_plan()
-        if plan is not None and mech.pair_rounds == "auto" and HALF_MAX_NOISE > 0:  # halved nodes where precise
-            parts = [t.grid_parts for t in mech.cells_]
-            for t in mech.cells_:
-                t.set_grid_parts(2)
-            half = tree_plan()
-            if half is not None and tree_noise(half, mech.n_, epsilon, delta, mode) <= HALF_MAX_NOISE:
-                return half
-            for t, k in zip(mech.cells_, parts):
-                t.set_grid_parts(k)
-        return plan
-    share = DEFAULT_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
-    return plan_pairs(mech.domain_, mech.cells_, mech.n_, n_classes, epsilon, delta, mode, mech.pair_rounds, share)
+    def tree_plan():
+        coarse = coarse_plan(mech.domain_, mech.cells_, int(mech.coarse_cells))
+        return plan_tree(mech.domain_, mech.cells_, coarse, mech.n_, n_classes, epsilon, delta, mode,
+                         mech.pair_rounds, share)
+    plan = tree_plan()
+    if plan is not None and mech.pair_rounds == "auto" and HALF_MAX_NOISE > 0:  # halved nodes where precise
+        parts = [t.grid_parts for t in mech.cells_]
+        for t in mech.cells_:
+            t.set_grid_parts(2)
+        half = tree_plan()
+        if half is not None and tree_noise(half, mech.n_, epsilon, delta, mode) <= HALF_MAX_NOISE:
+            return half
+        for t, k in zip(mech.cells_, parts):
+            t.set_grid_parts(k)
+    return plan
 
 
 @dataclass(frozen=True)
@@ -243,8 +240,8 @@ def fit_tree(mech, passes, plan: PairPlan, rho_measure: float, rho_select: float
 
     Notes
     -----
-    The selections and measurements are those of :func:`~.pairs.fit_pairs` (same sensitivities,
-    noise and accounting); offering only the candidates that join two parts of the tree is a choice
+    The selections and measurements are those of :func:`~.pairs.select_and_measure` (its Notes give
+    the sensitivities, noise and accounting); offering only the candidates that join two parts of the tree is a choice
     made from earlier outputs, and the estimate scored against (the copula's own counts) is
     post-processing of the released model, fixed before the rounds. The score is the L1 distance
     alone, without AIM's expected-noise term: every round adds an edge whatever the scores, and the

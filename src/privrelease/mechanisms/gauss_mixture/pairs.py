@@ -1,20 +1,18 @@
-"""Measured two-way structure for gauss-copula: private, adaptive selection of marginals (pairs of
-attributes on coarse cells), their Gaussian measurement, and the tilt of the release to them.
+"""Measured two-way structure for gauss-copula: the candidate marginals (pairs of attributes on coarse
+cells), their exact counts in one more pass, and the private rounds that choose and measure them.
 
 After the copula release exists (one-way marginals and mixture), one more pass counts every
 candidate marginal exactly (:class:`PairCounter`; mergeable sums, so the same map runs on streamed
-chunks and Dask partitions). Then, for ``T`` rounds and without reading the data again:
-
-1. the current release (a pool drawn from the copula model, tilted by every measurement so far:
-   :class:`~privrelease.estimation.PoolFit`) gives every candidate's estimated counts;
-2. the exponential mechanism picks the candidate whose exact counts are worst fitted, less the
-   noise its measurement will carry (AIM's score, McKenna et al. 2022);
-3. the Gaussian mechanism measures its counts, and the tilt is refitted (warm start).
+chunks and Dask partitions). Then each round (:func:`select_and_measure`), without reading the data
+again, the exponential mechanism picks a candidate by how badly the current release fits it (AIM's
+score, McKenna et al. 2022) and the Gaussian mechanism measures its counts. The pair tree
+(:mod:`.pair_tree`) restricts the candidates of each round and decodes the release along what it
+measured.
 
 The attributes are the feature columns and the label; a numeric column's cells here are coarse
 (:func:`coarse_codes`: the nodes of the finest grid of its public :class:`~.copula_tree.NumericTree`, a
 measured level or such a level's nodes halved, with at most ``PAIR_CELLS`` nodes, the missing leaf a
-node of its own). The privacy derivation is in the Notes of :func:`fit_pairs` and in
+node of its own). The privacy derivation is in the Notes of :func:`select_and_measure` and in
 ``docs/derivations.md``.
 """
 
@@ -28,7 +26,6 @@ import numpy as np
 
 from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...dp.selection import exponential_mechanism
-from ...estimation import Measurement, PoolFit
 from ...errors import InputDataError
 from .copula_parts import check_encoded, check_labels, split_budget
 
@@ -37,30 +34,10 @@ from .copula_parts import check_encoded, check_labels, split_budget
 #: that has more; a missing leaf is one more cell). 12 admits a 16-ary level's nodes halved (ages 0-90 in
 #: 8-year nodes); on the measured levels alone it picks what 10 did on every table measured.
 PAIR_CELLS = 12
-#: Cells of a numeric column's one-way marginal kept by the tilt: the finest tree grid with at most
-#: this many nodes (the released leaf masses summed to it).
-ONE_WAY_CELLS = 1024
-#: Share of the total zCDP rho spent on the pair stage (selection and measurement), when it is on.
-DEFAULT_PAIR_SHARE = 0.3
 #: Part of the pair stage's rho spent on the selections (the rest on the measurements), as in AIM.
 SELECT_FRACTION = 0.1
-#: "auto" rounds: a pair of REF_CELLS cells should hold ROUND_SIGMAS noise stds per cell on average
-#: (REF_CELLS: two numeric columns of 10 cells, as when the rule was chosen).
-ROUND_SIGMAS = 4.0
-REF_CELLS = 100
-#: At most this many rounds per attribute, and in all.
-ROUNDS_PER_ATTRIBUTE = 2
-MAX_ROUNDS = 64
 #: Candidate marginals with more cells than this are not considered (public: from the schema).
 MAX_PAIR_CELLS = 4096
-#: The fitting pool: POOL_FACTOR n records drawn from the copula model, at most POOL_VALUES / attributes.
-POOL_FACTOR = 4
-POOL_VALUES = 4_000_000
-#: At release, each chunk of m records is resampled by weight from SAMPLE_FACTOR m candidates.
-SAMPLE_FACTOR = 4
-#: Raking sweeps after each round and at the end.
-ROUND_SWEEPS = 2
-FINAL_SWEEPS = 8
 #: L-infinity sensitivity of the selection score (replace one record: the exact counts move in two cells by 1).
 SCORE_SENSITIVITY = 2.0
 #: L2 sensitivity of one measured marginal (replace one record: two cells by 1 each).
@@ -161,29 +138,6 @@ class PairPlan:
     pairs: tuple
     rounds: int
     share: float
-    model: str = "tilt"   # "tilt" (:func:`fit_pairs`) or "tree" (:mod:`.pair_tree`)
-
-
-def plan_pairs(domain, trees, n: int, n_classes: int, epsilon: float, delta: float, mode: str, rounds,
-               share: float):
-    """The plan from public quantities only (the domain, the numeric columns' trees, n, the classes,
-    the budget); None when off."""
-    if rounds == 0:
-        return None
-    k = len(trees)
-    attrs = Attributes(domain.p, tuple(domain.numeric[:k]), tuple(trees), tuple(domain.blocks), int(n_classes or 0))
-    pairs = candidates(attrs.sizes)
-    if not pairs:
-        return None
-    cap = min(len(pairs), MAX_ROUNDS, ROUNDS_PER_ATTRIBUTE * len(attrs.sizes))
-    if rounds == "auto":
-        if math.isinf(epsilon):
-            t = cap
-        else:
-            rho_meas = calibrate_rho(epsilon, delta, mode) * share * (1.0 - SELECT_FRACTION)
-            t = int(rho_meas * (n / (ROUND_SIGMAS * REF_CELLS)) ** 2)
-        rounds = max(1, min(cap, t))
-    return PairPlan(attrs, pairs, int(min(int(rounds), len(pairs))), float(share))
 
 
 @lru_cache(maxsize=256)
@@ -224,51 +178,6 @@ def accounting_epsilon(mech) -> float:
     return epsilon_for(gauss, delta, mode, math.sqrt(8.0 * pr["pairs_select"] / T), T)
 
 
-def one_way_level(tree) -> int:
-    """The level of a numeric column's tree at which the tilt keeps its one-way marginal (public)."""
-    return tree.level_of(ONE_WAY_CELLS)
-
-
-def pool_codes(mech, X: np.ndarray, y) -> np.ndarray:
-    """The cells the tilt reads: the pair stage's attributes, then every numeric column's one-way
-    cells (a fine level of its tree), so that the one-way marginals are kept near their released
-    resolution."""
-    codes = mech.pair_attributes_.codes(X, y)
-    fine = [t.coarse_index(X[:, j], one_way_level(t)) for j, t in zip(mech.domain_.numeric, mech.cells_)]
-    return np.column_stack([codes] + fine) if fine else codes
-
-
-def _pool_sizes(mech) -> tuple:
-    return tuple(mech.pair_attributes_.sizes) + tuple(n_nodes(t, one_way_level(t)) for t in mech.cells_)
-
-
-def _one_way_measurements(mech, attrs: Attributes, n: int) -> list:
-    """The released one-way marginals (post-processing; numeric columns: the released leaf masses
-    summed to :func:`one_way_level` of the tree, attributes after the pair stage's): per class with a label attribute and
-    per-class marginals; the label's own shares as one more measurement."""
-    out, label = [], attrs.label
-    std = float(mech.noise_scales_.get("marginals_std", 0.0))
-    G = mech.groups_
-    sizes = (np.asarray(mech.label_weights_) * n) if (G > 1 and mech.label_weights_ is not None) else np.array([n])
-    k, A = len(mech.cells_), len(attrs.sizes)
-    for j, marg in enumerate(mech.marginals_):
-        a = A + j if j < k else len(attrs.numeric) + j - k
-        if j < k:
-            marg = mech.cells_[j].grid_counts(marg, one_way_level(mech.cells_[j]))
-        rows = marg * sizes[:, None]
-        if marg.shape[0] > 1 and label is not None:
-            out.append(Measurement((label, a), rows.ravel(), std))
-        else:
-            out.append(Measurement((a,), rows.sum(axis=0), std))
-    if label is not None and G == 1 and mech.label_weights_ is not None:
-        out.append(Measurement((label,), np.asarray(mech.label_weights_) * n, std))
-    return out
-
-
-def _pool_size(n: int, n_attributes: int) -> int:
-    return int(max(1, min(POOL_FACTOR * n, POOL_VALUES // max(n_attributes, 1))))
-
-
 def count_pairs(passes, plan: PairPlan, n: int) -> list:
     """The pair pass: exact counts of every candidate marginal (one array per candidate)."""
     sizes = plan.attributes.sizes
@@ -292,6 +201,17 @@ def select_and_measure(mech, exact: list, plan: PairPlan, rho_measure: float, rh
     and L-infinity sensitivity ``SCORE_SENSITIVITY``, then the Gaussian mechanism on the chosen
     candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure / T``-zCDP). A
     candidate is measured at most once (the measured set is public).
+
+    Notes
+    -----
+    Neighbours: one record (label included) replaced, n public. Each candidate's exact counts
+    move in at most two cells by 1 each, so (i) its score ``||x_r - e_r||_1 - c_r`` moves by at most
+    2 (``e_r``, the release's counts, depends only on earlier outputs: adaptive composition), and
+    the exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and
+    ``eps_t^2 / 8``-zCDP; (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian
+    noise of std ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement
+    ``rho_measure / T``-zCDP. ``T`` rounds spend ``rho_select + rho_measure`` in zCDP; in the
+    ``"gaussian"`` accounting each selection is composed as randomized response with ``eps_t``.
     """
     T, sizes, n = plan.rounds, plan.attributes.sizes, mech.n_
     finite = math.isfinite(rho_measure)
@@ -324,66 +244,11 @@ def scores(exact: list, est: list, cells: np.ndarray, sigma: float) -> np.ndarra
     return l1 - math.sqrt(2.0 / math.pi) * sigma * cells
 
 
-def fit_pairs(mech, passes, plan: PairPlan, rho_measure: float, rho_select: float) -> None:
-    """The pair stage of ``mech`` (a fitted :class:`GaussCopula`): one counting pass, ``plan.rounds``
-    rounds of selection and measurement, the tilt of the release. Sets ``mech.pairs_`` (the
-    :class:`~privrelease.estimation.Tilt`), ``mech.pairs_measured_`` and the noise scales.
-
-    Notes
-    -----
-    Neighbours: one record (label included) replaced, n public. Each candidate's exact counts
-    move in at most two cells by 1 each, so (i) its score ``||x_r - e_r||_1 - c_r`` moves by at most
-    2 (``e_r``, the release's counts, depends only on earlier outputs: adaptive composition), and
-    the exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and
-    ``eps_t^2 / 8``-zCDP; (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian
-    noise of std ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement
-    ``rho_measure / T``-zCDP. ``T`` rounds spend ``rho_select + rho_measure`` in zCDP; in the
-    ``"gaussian"`` accounting each selection is composed as randomized response with ``eps_t``.
-    The tilt and the resampling are post-processing of released values.
-    """
-    attrs, pairs, n = plan.attributes, plan.pairs, mech.n_
-    exact = count_pairs(passes, plan, n)
-    mech.pair_attributes_ = attrs
-    X, y = mech._sample_copula(_pool_size(n, len(attrs.sizes)))
-    fit = PoolFit(pool_codes(mech, X, y), _pool_sizes(mech), float(n))
-    del X, y
-    for m in _one_way_measurements(mech, attrs, n):
-        fit.add(m)
-    fit.fit(ROUND_SWEEPS)
-
-    def estimate():
-        w = fit.weights()
-        return [fit.marginal(pr, w) for pr in pairs]
-
-    def record(r, noisy, sigma):
-        fit.add(Measurement(pairs[r], noisy, sigma))
-        fit.fit(ROUND_SWEEPS)
-
-    chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, estimate, record)
-    fit.fit(FINAL_SWEEPS)
-    mech.pairs_ = fit.tilt
-    mech.pairs_measured_ = [pairs[r] for r in chosen]
-    mech.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
-
-
-def run_pairs(mech, passes, fit=None) -> None:
+def run_pairs(mech, passes, fit) -> None:
     """The pair stage of a fitted gauss-copula when its plan has one (one more pass), else nothing;
-    ``fit`` (default :func:`fit_pairs`, the tilt) takes the mechanism, the passes, the plan and the
+    ``fit`` (:func:`~.pair_tree.fit_tree`) takes the mechanism, the passes, the plan and the
     measurement and selection rhos."""
     if mech.pair_plan_ is None:
         return
-    (fit or fit_pairs)(mech, passes, mech.pair_plan_, mech.rho_split_["pairs_measure"], mech.rho_split_["pairs_select"])
+    fit(mech, passes, mech.pair_plan_, mech.rho_split_["pairs_measure"], mech.rho_split_["pairs_select"])
     mech.passes_ += 1
-
-
-def tilted_sample(mech, n: int):
-    """``n`` records of the tilted release: ``SAMPLE_FACTOR n`` candidates from the copula model,
-    resampled by their tilt weights (systematic resampling; post-processing)."""
-    X, y = mech._sample_copula(SAMPLE_FACTOR * n)
-    lw = mech.pairs_.log_weight(pool_codes(mech, X, y))
-    w = np.exp(lw - lw.max())
-    c = np.cumsum(w)
-    u = (np.arange(n) + mech.source_.generator.random()) * (c[-1] / n)
-    idx = np.minimum(np.searchsorted(c, u, side="right"), len(w) - 1)
-    idx = idx[mech.source_.generator.permutation(n)]
-    return X[idx], (None if y is None else y[idx])
