@@ -36,6 +36,7 @@ from typing import Callable
 import numpy as np
 import pytest
 
+import privrelease.mechanisms.gauss_mixture.copula_defaults as D
 import privrelease.mechanisms.gauss_mixture.pair_tree as tree_mod
 import privrelease.mechanisms.gauss_mixture.pairs as pairs_mod
 from privrelease.audit import audit_epsilon
@@ -187,7 +188,7 @@ class PairCase:
 
     def run(self, trials: int, seed: int, make_passes=in_memory):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(pairs_mod, "SELECT_FRACTION", self.select_fraction)
+            mp.setattr(D, "SELECT_FRACTION", self.select_fraction)
             pairs_mod.split_with_pairs.cache_clear()
             try:
                 return self.audit(self.claimed, min(trials, self.trials), seed, make_passes)
@@ -203,7 +204,7 @@ PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION)}
 
 def _check_real_and_mutant(monkeypatch, case, mutant_attr, mutant_value, eps, trials, seeds, make_passes):
     """The real stage is not refuted at ``eps``; the mutant (``pairs_mod.<mutant_attr> = mutant_value``) is."""
-    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", case.select_fraction)
+    monkeypatch.setattr(D, "SELECT_FRACTION", case.select_fraction)
     pairs_mod.split_with_pairs.cache_clear()
     real = case.audit(eps, trials, seeds[0], make_passes)
     print("real", real.summary())

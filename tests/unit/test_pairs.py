@@ -9,6 +9,7 @@ import pytest
 
 from privrelease.dp.calibration import calibrate_rho, epsilon_for
 from privrelease.engine.passes import ChunkPasses
+from privrelease.mechanisms.gauss_mixture import copula_defaults as D
 from privrelease.mechanisms.gauss_mixture import pairs as P
 from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
@@ -79,8 +80,8 @@ def test_pair_stage_spends_its_share_and_takes_one_more_pass():
     assert on.passes_ == off.passes_ + 1 and len(on.pairs_measured_) == 2
     assert len(set(on.pairs_measured_)) == 2  # a candidate is measured at most once
     split = on.rho_split_
-    assert split["pairs_select"] == pytest.approx(0.2 * P.SELECT_FRACTION * on.rho_)
-    assert split["pairs_measure"] == pytest.approx(0.2 * (1 - P.SELECT_FRACTION) * on.rho_)
+    assert split["pairs_select"] == pytest.approx(0.2 * D.SELECT_FRACTION * on.rho_)
+    assert split["pairs_measure"] == pytest.approx(0.2 * (1 - D.SELECT_FRACTION) * on.rho_)
     cert = on.certificate_extra()
     assert cert["epsilon_check_dp_accounting"] <= 1.0 + 1e-6
     Xs, ys = on.sample(500)

@@ -22,33 +22,11 @@ from ...engine.passes import add
 from ...errors import InputDataError
 from ...noise.counter import counter_uniforms_at
 from ...schema.encoding import EncodedDomain
+from . import copula_defaults as D
 from .copula_tree import NumericTree
 from .quotas import quota_assign
 from ..base import check_one_hot
 
-#: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
-DEFAULT_MARGINAL_SHARE = 0.55
-#: ... of what the pair tree leaves, when the tree is on (chosen on census_income_kdd at 20,000 and 66,508
-#: records, docs/results/mixed-pairs.md): the tree carries the categorical pairs the mixture carried.
-TREE_MARGINAL_SHARE = 0.8
-#: ... and on a table whose one-way histograms the noise dominates anyway (``auto_marginal_share``).
-NOISY_MARGINAL_SHARE = 0.3
-#: Expected 1-way TVD from the noise alone above which a table counts as such (release.advice's threshold).
-NOISY_TVD = 0.1
-#: Cells of a numeric column in that estimate (the 1-way TVD's bins).
-NOISY_NUMERIC_CELLS = 20
-#: ``by_label="auto"``: per class when n / C records would fill 8 cells of this many noise stds each.
-CELL_SIGMAS = 8.0
-#: Noisy cells below this many noise stds are set to 0 before normalising (post-processing).
-DEFAULT_THRESHOLD = 0.0
-#: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture. At L = 2 (4.6 % of
-#: scores clipped) a numeric coordinate has about 1.8 times the spread it has at L = 4, so the
-#: mixture's noise (the same on every coordinate) hides less of the numeric columns' dependence:
-#: chosen on census_income_kdd, gas_drift and musk2 (docs/results/latent-scale.md).
-LATENT_BOUND = 2.0
-#: Nodes of a numeric column's one-hot block in the mixture (``coarse_cells``; 0: none): the finest grid with at
-#: most this many (12: the same as the pair cells, so the tree can decode the column on its block).
-COARSE_CELLS = 12
 
 
 
@@ -108,12 +86,12 @@ def auto_marginal_share(domain, n: int, epsilon: float, n_classes: int, share, t
     already put above 0.13; census_income_kdd (tau 0.03) keeps 0.55 (docs/results/mixed-default.md)."""
     if share != "auto":
         return float(share)
-    cells = NOISY_NUMERIC_CELLS * domain.p1 + sum(b - a for a, b in domain.blocks) + int(n_classes)
-    default = TREE_MARGINAL_SHARE if tree else DEFAULT_MARGINAL_SHARE
+    cells = D.NOISY_NUMERIC_CELLS * domain.p1 + sum(b - a for a, b in domain.blocks) + int(n_classes)
+    default = D.TREE_MARGINAL_SHARE if tree else D.DEFAULT_MARGINAL_SHARE
     if math.isinf(epsilon):
         return default
     tau = cells / (epsilon * max(n, 1))  # mean cells x d / (epsilon n)
-    return NOISY_MARGINAL_SHARE if tau > NOISY_TVD else default
+    return D.NOISY_MARGINAL_SHARE if tau > D.NOISY_TVD else default
 
 
 def split_budget(epsilon: float, delta: float, mode: str, share: float) -> tuple[float, float, float, float]:
@@ -155,9 +133,6 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
     return marginals, weights, sizes
 
 
-#: Below this many split thresholds per group (n / G < SMALL_TABLE_SPLITS * split * sigma) a split could
-#: hardly happen: the numeric trees are released at their coarsest level only (and the release says so).
-SMALL_TABLE_SPLITS = 2.0
 
 
 def plan_cells(n: int, classes: int, n_cat: int, depths: list, nm: float, by_label, split: float,
@@ -173,13 +148,13 @@ def plan_cells(n: int, classes: int, n_cat: int, depths: list, nm: float, by_lab
     """
     sigma_c = histogram_sensitivity(n_cat + sum(depths)) * nm
     if by_label == "auto":
-        by = classes > 1 and (n / classes / (CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else True)
+        by = classes > 1 and (n / classes / (D.CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else True)
     else:
         by = bool(by_label) and classes > 1
     G = classes if by else 1
     extra = int(G == 1 and label)
     sigma = histogram_sensitivity(n_cat + extra + sum(depths)) * nm
-    coarse = bool(depths) and max(depths) > 1 and n / G < SMALL_TABLE_SPLITS * split * sigma
+    coarse = bool(depths) and max(depths) > 1 and n / G < D.SMALL_TABLE_SPLITS * split * sigma
     depths = tuple([1] * len(depths)) if coarse else tuple(depths)
     return G, depths, n_cat + extra + sum(depths), coarse
 
@@ -411,8 +386,8 @@ class CopulaTransform:
             a[atoms] = counter_uniforms_at(self.key, j, row_offset + atoms)
             F, m = (self.cdf[j][0][k], self.masses[j][0][k]) if g is None else (self.cdf[j][g, k], self.masses[j][g, k])
             u = np.clip(F + a * m, 1e-12, 1.0 - 1e-12)
-            z = np.clip(ndtri(u), -LATENT_BOUND, LATENT_BOUND)
-            Z[:, col] = (z + LATENT_BOUND) / (2.0 * LATENT_BOUND)
+            z = np.clip(ndtri(u), -D.LATENT_BOUND, D.LATENT_BOUND)
+            Z[:, col] = (z + D.LATENT_BOUND) / (2.0 * D.LATENT_BOUND)
         return Z
 
 

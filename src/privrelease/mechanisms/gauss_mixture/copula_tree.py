@@ -25,35 +25,14 @@ import math
 import numpy as np
 
 from ...schema.precision import shortest_decimal
+from . import copula_defaults as D
 
-#: Children per internal node (chosen on census_kdd and generated heavy-tailed / 0.1-step tables).
-DEFAULT_BRANCHING = 16
-#: A node is split (its children measured) when its estimate is at least this many noise stds.
-DEFAULT_SPLIT_SIGMAS = 3.0
-#: A tree of two levels (17 to 256 values at the default branching: ages, hours, weeks) gets the finest
-#: coarser level with at most this many nodes (its branching lowered to ``ceil(values / TOP_NODES)``, its
-#: depth kept; the same as the pair cells): a whole age in 12 nodes of 8 years rather than 6 of 16, so
-#: that summaries coarser than a year sum fewer noisy leaves. Not for deeper trees, whose finer
-#: coarsest level spreads each class's noise over more of the tail's empty nodes (chosen on census_small
-#: and census_kdd, docs/results/mixed-pairs.md, "Finer coarse levels"). None: the branching alone.
-TOP_NODES = 12
-#: Leaves of all numeric columns and classes together held by the counting pass (memory flat in n).
-TOTAL_LEAVES = 2 ** 22
-#: Leaves of one column: at most this many, and at least MIN_LEAVES whatever the number of columns.
-MAX_LEAVES = 2 ** 20
-MIN_LEAVES = 2 ** 10
-#: Node groupings (:attr:`NumericTree.grids`) for pairs and node blocks: besides the measured levels,
-#: every node of a measured level above the leaves cut into this many parts of equally many children
-#: (when it divides the branching; 1: none). Public geometry, nothing more is measured. Trees are built
-#: with this; gauss-copula's pair tree halves them (2) where its measurements are precise
-#: (:data:`~.pair_tree.HALF_MAX_NOISE`; docs/results/mixed-pairs.md, "Halved nodes").
-GRID_PARTS = 1
 
 
 def leaf_cap(columns: int, groups: int) -> int:
     """Leaves per column: a power of two sharing :data:`TOTAL_LEAVES` among ``columns x groups``."""
-    share = TOTAL_LEAVES // max(1, int(columns) * max(1, int(groups)))
-    return int(min(MAX_LEAVES, max(MIN_LEAVES, 2 ** int(math.floor(math.log2(max(share, 1)))))))
+    share = D.TOTAL_LEAVES // max(1, int(columns) * max(1, int(groups)))
+    return int(min(D.MAX_LEAVES, max(D.MIN_LEAVES, 2 ** int(math.floor(math.log2(max(share, 1)))))))
 
 
 def _depth(leaves: int, branching: int) -> int:
@@ -85,7 +64,7 @@ class NumericTree:
     """
 
     def __init__(self, lower: float, upper: float, resolution: float | None = None, missing: bool = False,
-                 branching: int = DEFAULT_BRANCHING, max_leaves: int = MAX_LEAVES, top_nodes: int | None = None):
+                 branching: int = D.DEFAULT_BRANCHING, max_leaves: int = D.MAX_LEAVES, top_nodes: int | None = None):
         self.lower, self.upper, self.span = float(lower), float(upper), float(upper) - float(lower)
         r = float(resolution or 0.0)
         self.resolution, self.missing, self.branching = r, bool(missing), int(branching)
@@ -122,7 +101,7 @@ class NumericTree:
         if top_nodes is not None and depth == 2:
             self.branching = max(2, min(self.branching, -(-values // int(top_nodes))))
         self.levels = self._levels(values, depth)
-        self.set_grid_parts(GRID_PARTS)
+        self.set_grid_parts(D.GRID_PARTS)
 
     def _levels(self, values: int, depth: int) -> list:
         b, off = self.branching, self.off

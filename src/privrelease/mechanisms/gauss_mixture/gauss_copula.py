@@ -25,19 +25,17 @@ from ...errors import DataWarning, InputDataError, ParameterError
 from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
-from .copula_parts import (CELL_SIGMAS, COARSE_CELLS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND,
-                           CellCounter, CopulaTransform, LatentPasses, auto_marginal_share, coarse_plan, cumulative_masses, denoise,
+from . import copula_defaults as D
+from .copula_parts import (CellCounter, CopulaTransform, LatentPasses, auto_marginal_share, coarse_plan, cumulative_masses, denoise,
                            decode_latent, histogram_sensitivity, marginals_from_noisy, merge_cell_counts, plan_cells,
                            project_to_simplex, quota_assign, split_budget)
-from . import copula_tree
-from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
+from .copula_tree import NumericTree, leaf_cap, refine_levels
 from .gauss_pca import GaussPCA
 from .pair_tree import fit_tree, plan_pair_stage
 from .pairs import accounting_epsilon, run_pairs, split_budget_with
 
 __all__ = ["GaussCopula", "NumericTree", "CellCounter", "CopulaTransform", "histogram_sensitivity", "denoise",
-           "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BRANCHING",
-           "DEFAULT_MARGINAL_SHARE", "DEFAULT_SPLIT_SIGMAS", "DEFAULT_THRESHOLD", "LATENT_BOUND", "plan_cells"]
+           "project_to_simplex", "quota_assign", "split_budget", "plan_cells"]
 
 class GaussCopula(SyntheticMechanism):
     """Gaussian copula over DP one-way marginals, with the gauss-pca mixture as its dependence model.
@@ -207,9 +205,9 @@ class GaussCopula(SyntheticMechanism):
                                                         missing_numeric=True)
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
-                 branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, pair_rounds="auto", pair_share="auto", n_components=None,
-                 coarse_cells=COARSE_CELLS,
+                 branching=D.DEFAULT_BRANCHING, split_sigmas=D.DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
+                 threshold=D.DEFAULT_THRESHOLD, pair_rounds="auto", pair_share="auto", n_components=None,
+                 coarse_cells=D.COARSE_CELLS,
                  n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -261,7 +259,7 @@ class GaussCopula(SyntheticMechanism):
             raise ParameterError(f"missing must give one bool per numeric column ({p1}), got {self.missing!r}")
         self.domain_ = dom
         cap = int(self.max_leaves) if self.max_leaves is not None else leaf_cap(p1, groups)
-        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap, copula_tree.TOP_NODES)
+        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap, D.TOP_NODES)
                        for (lo, hi, r), miss in zip(grids, missing)]
         self._nan_ok = tuple(int(dom.numeric[j]) for j in range(p1) if missing[j])
         return eps, delta

@@ -49,34 +49,10 @@ from ...estimation import class_tables, fitted_table
 from .copula_parts import coarse_plan
 from .quotas import quota_assign_groups
 from . import pairs as pair_stage
-from .pairs import (SELECT_FRACTION, Attributes, PairPlan, candidates, count_pairs, n_nodes,
+from . import copula_defaults as D
+from .pairs import (Attributes, PairPlan, candidates, count_pairs, n_nodes,
                     pair_counts, pair_level, select_and_measure)
 
-#: Share of the total zCDP rho spent on the tree stage (selection and measurement); chosen on
-#: census_income_kdd (0.15, 0.2 and 0.3 gave 2-way TVD 0.0528, 0.0525 and 0.054 on seed 0).
-TREE_PAIR_SHARE = 0.2
-#: Share of the copula's own table added to a projected measurement before the class split.
-PRIOR_SHARE = 0.05
-#: "auto" rounds: the stage is off when the expected noise of a measured pair, in total variation
-#: (:func:`tree_noise`), is above this. On census_income_kdd (41 columns, the histograms at 0.8 with
-#: the tree, docs/results/mixed-pairs.md) the tree lowered the 2-way TVD by 9 % at n = 10,000 (noise
-#: 0.57, 6 seeds) and 7,500 (0.76) and raised it by 4 % at 5,000 (1.13). (With the histograms at 0.55 it
-#: had changed nothing at 10,000, hence 0.4 before.)
-TREE_MAX_NOISE = 0.8
-#: The copula sample that gives each candidate's current counts: at most this many records (and at most
-#: PRIOR_VALUES cells over all attributes); its counts are scaled to n.
-PRIOR_RECORDS = 10_000
-PRIOR_VALUES = 4_000_000
-#: Rounds after the spanning tree, as a share of its rounds, each giving one attribute a second
-#: measured parent (decoded from both conditionals, raked to each) ...
-SECOND_PARENTS = 0.5
-#: ... when the noise yardstick (:func:`tree_noise`) of the stage with those rounds is at most this.
-SECOND_MAX_NOISE = 0.2
-#: The numeric columns' measured nodes halved for the tree and the node blocks
-#: (:meth:`~.copula_tree.NumericTree.set_grid_parts`) when the stage's noise yardstick with them is at most
-#: this (0: never). census_small at 60,000 / 30,000 / 10,000 records (yardstick 0.013 / 0.026 / 0.079):
-#: 2-way TVD -15 % / -8 % / +2.5 %; census_income_kdd at 20,000 (0.34): +3.5 % (docs/results/mixed-pairs.md).
-HALF_MAX_NOISE = 0.04
 
 
 def tree_attributes(domain, trees, coarse) -> tuple:
@@ -95,7 +71,7 @@ def tree_noise(plan: PairPlan, n: int, epsilon: float, delta: float, mode: str) 
     ``plan.rounds`` rounds (public: the plan, n and the budget)."""
     if math.isinf(epsilon):
         return 0.0
-    rho = calibrate_rho(epsilon, delta, mode) * plan.share * (1.0 - SELECT_FRACTION)
+    rho = calibrate_rho(epsilon, delta, mode) * plan.share * (1.0 - D.SELECT_FRACTION)
     sigma = math.sqrt(plan.rounds / rho)
     sizes = plan.attributes.sizes
     cells = np.mean([sizes[a] * sizes[b] for a, b in plan.pairs])
@@ -117,12 +93,12 @@ def plan_tree(domain, trees, coarse, n: int, n_classes: int, epsilon: float, del
         return None
     most = len(usable) - 1
     plan = PairPlan(attrs, pairs, most if rounds == "auto" else min(int(rounds), most), float(share))
-    if rounds == "auto" and tree_noise(plan, n, epsilon, delta, mode) > TREE_MAX_NOISE:
+    if rounds == "auto" and tree_noise(plan, n, epsilon, delta, mode) > D.TREE_MAX_NOISE:
         return None
-    extra = int(round(SECOND_PARENTS * most))
+    extra = int(round(D.SECOND_PARENTS * most))
     if rounds == "auto" and extra > 0:  # second parents where the measurements stay precise
         wider = PairPlan(attrs, pairs, most + extra, float(share))
-        if tree_noise(wider, n, epsilon, delta, mode) <= SECOND_MAX_NOISE:
+        if tree_noise(wider, n, epsilon, delta, mode) <= D.SECOND_MAX_NOISE:
             plan = wider
     return plan
 
@@ -130,19 +106,19 @@ def plan_tree(domain, trees, coarse, n: int, n_classes: int, epsilon: float, del
 def plan_pair_stage(mech, n_classes: int, epsilon: float, delta: float, mode: str):
     """The pair tree of a gauss-copula ``mech`` (after its trees and n are set), from public
     quantities only; None when off."""
-    share = TREE_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
+    share = D.TREE_PAIR_SHARE if mech.pair_share == "auto" else float(mech.pair_share)
 
     def tree_plan():
         coarse = coarse_plan(mech.domain_, mech.cells_, int(mech.coarse_cells))
         return plan_tree(mech.domain_, mech.cells_, coarse, mech.n_, n_classes, epsilon, delta, mode,
                          mech.pair_rounds, share)
     plan = tree_plan()
-    if plan is not None and mech.pair_rounds == "auto" and HALF_MAX_NOISE > 0:  # halved nodes where precise
+    if plan is not None and mech.pair_rounds == "auto" and D.HALF_MAX_NOISE > 0:  # halved nodes where precise
         parts = [t.grid_parts for t in mech.cells_]
         for t in mech.cells_:
-            t.set_grid_parts(2)
+            t.set_grid_parts(D.HALVED_PARTS)
         half = tree_plan()
-        if half is not None and tree_noise(half, mech.n_, epsilon, delta, mode) <= HALF_MAX_NOISE:
+        if half is not None and tree_noise(half, mech.n_, epsilon, delta, mode) <= D.HALF_MAX_NOISE:
             return half
         for t, k in zip(mech.cells_, parts):
             t.set_grid_parts(k)
@@ -229,7 +205,7 @@ def model_counts(mech, plan: PairPlan, tree=None) -> list:
     """The copula model's counts of every candidate (post-processing: a sample of the fitted model,
     decoded along ``tree`` if given, scaled to n), the estimate the selection scores against."""
     attrs, n = plan.attributes, mech.n_
-    m = int(max(1, min(n, PRIOR_RECORDS, PRIOR_VALUES // max(len(attrs.sizes), 1))))
+    m = int(max(1, min(n, D.PRIOR_RECORDS, D.PRIOR_VALUES // max(len(attrs.sizes), 1))))
     X, y = mech._sample_copula(m, tree)
     return [c * (n / m) for c in pair_counts(attrs.codes(X, y), attrs.sizes, plan.pairs)]
 
@@ -271,7 +247,7 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
 
     def allowed():
         ok = joinable()
-        if ok.any() or not SECOND_PARENTS:
+        if ok.any() or not D.SECOND_PARENTS:
             return ok
         if state["pos"] is None:  # the tree is complete: orient it, score against its own model
             tree = orient(mech, plan, [(r, noisy[r], model[r]) for r in tree_edges], len(tree_edges))
@@ -328,7 +304,7 @@ def orient(mech, plan: PairPlan, measured: list, n_tree: int | None = None) -> P
         a, b = plan.pairs[r]
         rows, cols = class_counts(mech, a), class_counts(mech, b)
         T = fitted_table(values.reshape(sizes[a], sizes[b]), prior.reshape(sizes[a], sizes[b]),
-                         rows.sum(axis=0), cols.sum(axis=0) * (rows.sum() / max(cols.sum(), 1e-300)), PRIOR_SHARE)
+                         rows.sum(axis=0), cols.sum(axis=0) * (rows.sum() / max(cols.sum(), 1e-300)), D.PRIOR_SHARE)
         tables[(a, b)], tables[(b, a)] = T, T.T
     order, parents = bfs(usable, [plan.pairs[r] for r, _, _ in measured[:n_tree]])
     pos = {a: i for i, a in enumerate(order)}

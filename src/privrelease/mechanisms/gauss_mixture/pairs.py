@@ -27,17 +27,9 @@ import numpy as np
 from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...dp.selection import exponential_mechanism
 from ...errors import InputDataError
+from . import copula_defaults as D
 from .copula_parts import check_encoded, check_labels, split_budget
 
-#: Cells of a numeric column in a pair: the finest grid of its tree (its measured levels, and their nodes
-#: halved where the tree stage turns that on) with at most this many value nodes (its coarsest level when
-#: that has more; a missing leaf is one more cell). 12 admits a 16-ary level's nodes halved (ages 0-90 in
-#: 8-year nodes); on the measured levels alone it picks what 10 did on every table measured.
-PAIR_CELLS = 12
-#: Part of the pair stage's rho spent on the selections (the rest on the measurements), as in AIM.
-SELECT_FRACTION = 0.1
-#: Candidate marginals with more cells than this are not considered (public: from the schema).
-MAX_PAIR_CELLS = 4096
 #: L-infinity sensitivity of the selection score (replace one record: the exact counts move in two cells by 1).
 SCORE_SENSITIVITY = 2.0
 #: L2 sensitivity of one measured marginal (replace one record: two cells by 1 each).
@@ -47,7 +39,7 @@ MEASURE_SENSITIVITY = math.sqrt(2.0)
 def pair_level(tree) -> int:
     """The level of a numeric column's tree whose nodes are its cells in a pair (public): the finest
     with at most ``PAIR_CELLS`` value nodes (the missing leaf one more)."""
-    return tree.level_of(PAIR_CELLS + int(tree.missing))
+    return tree.level_of(D.PAIR_CELLS + int(tree.missing))
 
 
 def n_nodes(tree, level: int) -> int:
@@ -101,7 +93,7 @@ class Attributes:
 def candidates(sizes) -> tuple:
     """Every pair of attributes whose marginal has at most ``MAX_PAIR_CELLS`` cells (public)."""
     A = len(sizes)
-    return tuple((a, b) for a in range(A) for b in range(a + 1, A) if sizes[a] * sizes[b] <= MAX_PAIR_CELLS)
+    return tuple((a, b) for a in range(A) for b in range(a + 1, A) if sizes[a] * sizes[b] <= D.MAX_PAIR_CELLS)
 
 
 def pair_counts(codes: np.ndarray, sizes, pairs) -> list:
@@ -150,9 +142,9 @@ def split_with_pairs(epsilon: float, delta: float, mode: str, marginal_share: fl
     (:func:`calibrate_rho`); the pair stage gets ``pair_share rho`` (a ``SELECT_FRACTION`` of it for
     the selections), the histograms and the mixture split the rest as without pairs.
     """
-    sel = pair_share * SELECT_FRACTION
+    sel = pair_share * D.SELECT_FRACTION
     rho = calibrate_rho(epsilon, delta, mode, sel, rounds)
-    rho_select, rho_measure = sel * rho, pair_share * (1.0 - SELECT_FRACTION) * rho
+    rho_select, rho_measure = sel * rho, pair_share * (1.0 - D.SELECT_FRACTION) * rho
     rest = rho - rho_select - rho_measure
     eps_mix = epsilon_for((1.0 - marginal_share) * rest * (1.0 - 1e-6), delta, mode)
     rho_mix = calibrate_rho(eps_mix, delta, mode, 0.0)
