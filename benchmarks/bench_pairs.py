@@ -98,7 +98,7 @@ def noiseless(parts) -> None:
 
 def _apply(spec: str) -> dict:
     import privrelease.mechanisms.gauss_mixture.copula_defaults as defaults
-    import privrelease.mechanisms.gauss_mixture.pairs as pairs
+    import privrelease.mechanisms.gauss_mixture.copula_plan as plan
 
     params = {}
     noiseless(())
@@ -112,7 +112,8 @@ def _apply(spec: str) -> dict:
             setattr(defaults, k, _value(v) if isinstance(cur, (str, bool)) else type(cur)(float(v)))
         else:
             params[k] = _value(v)
-    pairs.split_with_pairs.cache_clear()
+    plan.split_with_pairs.cache_clear()
+    plan.auto_marginal_share.cache_clear()
     return params
 
 

@@ -2,14 +2,14 @@
 chosen two-way marginal (Gaussian mechanism) and the choice itself (exponential mechanism).
 
 Both run through the mechanism's own path: :meth:`GaussCopula.fit_marginals` plans the pair tree and
-splits the budget, :func:`pairs.count_pairs` runs the counting map on the pass executor (one chunk,
+splits the budget, :func:`copula_measure.count_pairs` runs the counting map on the pass executor (one chunk,
 streamed chunks, or Dask partitions in ``test_audit_gauss_copula_pairs_dask``), and
-:func:`pair_tree.tree_rounds` takes the noisy steps (:func:`pairs.select_and_measure`, with the tree's
+:func:`copula_measure.tree_rounds` takes the noisy steps (:func:`copula_measure.select_and_measure`, with the tree's
 restriction of the candidates and a score without the expected-noise term). The release's estimate of
 every candidate (post-processing of earlier outputs, fixed given them) is pinned by the test to a worst
 case.
 
-Measurement witness (derivation: the Notes of :func:`pairs.select_and_measure`): two binary columns
+Measurement witness (derivation: the Notes of :func:`copula_measure.select_and_measure`): two binary columns
 (one candidate, 4 cells); the target record moves from (0, 0) to (1, 1), the others sit at (0, 1).
 The statistic ``noisy[00] - noisy[11]`` of the pair measurement (the last Gaussian release of the
 transcript) moves its mean by 2, the whole L2 sensitivity ``sqrt 2`` of two coordinates; its std is
@@ -37,8 +37,8 @@ import numpy as np
 import pytest
 
 import privrelease.mechanisms.gauss_mixture.copula_defaults as D
-import privrelease.mechanisms.gauss_mixture.pair_tree as tree_mod
-import privrelease.mechanisms.gauss_mixture.pairs as pairs_mod
+import privrelease.mechanisms.gauss_mixture.copula_measure as measure_mod
+import privrelease.mechanisms.gauss_mixture.copula_plan as plan_mod
 from privrelease.audit import audit_epsilon
 from privrelease.engine.passes import ChunkPasses
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
@@ -113,7 +113,7 @@ def fitted(eps, src, dom, passes, accounting="auto"):
 
 
 def _tree_choice(m, exact, est):
-    return tree_mod.tree_rounds(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"], m.rho_split_["pairs_select"],
+    return measure_mod.tree_rounds(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"], m.rho_split_["pairs_select"],
                                 est)[0][0]
 
 
@@ -125,7 +125,7 @@ def measure_batch(eps, make_passes):
         for i in range(k):
             src = WordsRecordingSource(rng)
             m = fitted(eps, src, CAT2, passes)
-            exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
+            exact = measure_mod.count_pairs(passes, m.pair_plan_, m.n_)
             assert len(exact) == 1, "one candidate"
             _tree_choice(m, exact, [np.zeros(exact[0].size)])
             noisy = src.releases[-1]
@@ -141,7 +141,7 @@ def select_batch(eps, make_passes, est):
         passes = make_passes(data)
         for i in range(k):
             m = fitted(eps, WordsRecordingSource(rng), CAT, passes, accounting=SELECTION_ACCOUNTING)
-            exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
+            exact = measure_mod.count_pairs(passes, m.pair_plan_, m.n_)
             assert m.pair_plan_.pairs == ((0, 1), (0, 2), (1, 2))
             out[i] = _tree_choice(m, exact, est)
         return out
@@ -151,7 +151,7 @@ def select_batch(eps, make_passes, est):
 
 def measure_event(eps):
     """stat >= d1 mean + 3 mutant stds: fixed from the design before any run."""
-    rho = pairs_mod.split_with_pairs(eps, DELTA, "zcdp", 0.5, SHARE, 1)[4]  # "auto" accounting is zCDP
+    rho = plan_mod.split_with_pairs(eps, DELTA, "zcdp", 0.5, SHARE, 1)[4]  # "auto" accounting is zCDP
     std_real = 2.0 / math.sqrt(2.0 * rho)
     thr = -1.0 + 3.0 * std_real / 2.0
     return lambda stats: np.asarray(stats) >= thr
@@ -165,7 +165,7 @@ def audit_measurement(eps, trials, seed, make_passes):
 
 def audit_selection(eps, trials, seed, make_passes):
     d0, d1 = selection_pair()
-    est = pinned_estimate(pairs_mod.count_pairs(make_passes(d0), _plan_for(eps, make_passes(d0)), N))
+    est = pinned_estimate(measure_mod.count_pairs(make_passes(d0), _plan_for(eps, make_passes(d0)), N))
     return audit_epsilon(batch=select_batch(eps, make_passes, est), d0=d0, d1=d1,
                          event=lambda s: np.asarray(s) != 0, trials=trials, seed=seed, delta=DELTA, claimed=eps)
 
@@ -189,11 +189,11 @@ class PairCase:
     def run(self, trials: int, seed: int, make_passes=in_memory):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(D, "SELECT_FRACTION", self.select_fraction)
-            pairs_mod.split_with_pairs.cache_clear()
+            plan_mod.split_with_pairs.cache_clear()
             try:
                 return self.audit(self.claimed, min(trials, self.trials), seed, make_passes)
             finally:
-                pairs_mod.split_with_pairs.cache_clear()
+                plan_mod.split_with_pairs.cache_clear()
 
 
 # the measurement carries 0.98 of the loss; the selection most of it
@@ -203,15 +203,15 @@ PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION)}
 
 
 def _check_real_and_mutant(monkeypatch, case, mutant_attr, mutant_value, eps, trials, seeds, make_passes):
-    """The real stage is not refuted at ``eps``; the mutant (``pairs_mod.<mutant_attr> = mutant_value``) is."""
+    """The real stage is not refuted at ``eps``; the mutant (``measure_mod.<mutant_attr> = mutant_value``) is."""
     monkeypatch.setattr(D, "SELECT_FRACTION", case.select_fraction)
-    pairs_mod.split_with_pairs.cache_clear()
+    plan_mod.split_with_pairs.cache_clear()
     real = case.audit(eps, trials, seeds[0], make_passes)
     print("real", real.summary())
     assert real.epsilon_lower <= eps, real.summary()
-    monkeypatch.setattr(pairs_mod, mutant_attr, mutant_value)
+    monkeypatch.setattr(measure_mod, mutant_attr, mutant_value)
     mutant = case.audit(eps, trials, seeds[1], make_passes)
-    pairs_mod.split_with_pairs.cache_clear()
+    plan_mod.split_with_pairs.cache_clear()
     print("mutant", mutant.summary())
     assert mutant.epsilon_lower > eps, mutant.summary()
 
@@ -229,10 +229,10 @@ def test_pinned_estimate_moves_every_score_by_the_sensitivity():
     """The witness is the worst case the derivation allows: ab's score +2, ac's and bc's -2."""
     d0, d1 = selection_pair()
     plan = _plan_for(2.0, in_memory(d0))
-    x0, x1 = (pairs_mod.count_pairs(in_memory(d), plan, N) for d in (d0, d1))
+    x0, x1 = (measure_mod.count_pairs(in_memory(d), plan, N) for d in (d0, d1))
     est = pinned_estimate(x0)
     cells = np.full(3, 4.0)
-    diff = pairs_mod.scores(x1, est, cells, 1.0) - pairs_mod.scores(x0, est, cells, 1.0)
+    diff = measure_mod.scores(x1, est, cells, 1.0) - measure_mod.scores(x0, est, cells, 1.0)
     np.testing.assert_allclose(diff, [2.0, -2.0, -2.0])
 
 

@@ -8,8 +8,12 @@ import pytest
 
 from privrelease.errors import ParameterError
 from privrelease.errors import DataWarning
-from privrelease.mechanisms.gauss_mixture.gauss_copula import (CellCounter, GaussCopula, NumericTree, histogram_sensitivity,
-                                                 project_to_simplex, quota_assign)
+from privrelease.mechanisms.gauss_mixture.copula_estimate import denoise, project_to_simplex
+from privrelease.mechanisms.gauss_mixture.copula_measure import CellCounter
+from privrelease.mechanisms.gauss_mixture.copula_plan import histogram_sensitivity
+from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
+from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
+from privrelease.mechanisms.gauss_mixture.quotas import quota_assign
 from privrelease.release import release
 from privrelease.schema import Encoder, Schema
 
@@ -165,8 +169,6 @@ def test_streamed_file_release(tmp_path):
 
 
 def test_denoise():
-    from privrelease.mechanisms.gauss_mixture.gauss_copula import denoise
-
     v = denoise(np.array([100.0, 3.0, -5.0, 50.0]), 150.0, 10.0)
     assert v.tolist() == [100.0, 0.0, 0.0, 50.0]
 

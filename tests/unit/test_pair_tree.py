@@ -1,4 +1,5 @@
-"""gauss-copula's pair tree (mechanisms/gauss_mixture/pair_tree.py) and its estimation (estimation/tables.py)."""
+"""gauss-copula's pair tree (its plan in copula_plan, rounds in copula_measure, fit in copula_estimate,
+decoding in copula_sample) and its estimation (estimation/tables.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from scipy.optimize import minimize
 from privrelease.engine.passes import ChunkPasses
 from privrelease.estimation import class_tables, fitted_table, rake, transport_projection
 from privrelease.mechanisms.gauss_mixture import copula_defaults as D
-from privrelease.mechanisms.gauss_mixture import pair_tree as PT
+from privrelease.mechanisms.gauss_mixture import copula_plan as PT
+from privrelease.mechanisms.gauss_mixture.copula_sample import joint_quotas
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
 
@@ -113,7 +115,7 @@ def test_fitted_table_and_class_tables():
 def test_plan_offers_the_decodable_attributes_and_is_off_where_noise_dominates():
     m = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0)
     m._setup(DOM.p, 2)
-    from privrelease.mechanisms.gauss_mixture.copula_parts import coarse_plan
+    from privrelease.mechanisms.gauss_mixture.copula_plan import coarse_plan
 
     coarse = coarse_plan(m.domain_, m.cells_, 10)
     plan = PT.plan_tree(m.domain_, m.cells_, coarse, 6000, 2, 1.0, 1e-5, "zcdp", "auto", 0.2)
@@ -211,7 +213,7 @@ def test_joint_quotas_keep_the_groups_and_the_first_parent():
     cp, cq = rng.integers(0, 3, 500), rng.integers(0, 4, 500)
     cond_p, cond_q = rng.dirichlet(np.ones(5), 3), rng.dirichlet(np.ones(5), 4)
     marg = rng.dirichlet(np.ones(5))
-    T = PT.joint_quotas(cp, cq, cond_p, cond_q, marg)
+    T = joint_quotas(cp, cq, cond_p, cond_q, marg)
     N = np.bincount(cp * 4 + cq, minlength=12).reshape(3, 4)
     np.testing.assert_allclose(T.sum(axis=2), N, atol=1e-6)
     np.testing.assert_allclose(T.sum(axis=1), N.sum(axis=1)[:, None] * cond_p, atol=1e-3)
@@ -255,7 +257,7 @@ def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
     off, as for a deeper tree): at a large budget the tree and the node block use its 6 nodes halved
     (12), the stage's noise yardstick with them at most HALF_MAX_NOISE; at a small one, or with the rule
     off, the measured 6. The one-way histograms are measured alike either way (same noise)."""
-    from privrelease.mechanisms.gauss_mixture import pairs as P
+    from privrelease.mechanisms.gauss_mixture import copula_plan as P
     monkeypatch.setattr(D, "TOP_NODES", None)
     X, y = table()
 

@@ -1,4 +1,4 @@
-"""gauss-copula's pair stage (mechanisms/gauss_mixture/pairs.py): candidates, counts, selection and accounting."""
+"""gauss-copula's pair stage: candidates and cells (copula_plan), counts and rounds (copula_measure), accounting."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ import pytest
 from privrelease.dp.calibration import calibrate_rho, epsilon_for
 from privrelease.engine.passes import ChunkPasses
 from privrelease.mechanisms.gauss_mixture import copula_defaults as D
-from privrelease.mechanisms.gauss_mixture import pairs as P
+from privrelease.mechanisms.gauss_mixture import copula_plan as P
+from privrelease.mechanisms.gauss_mixture.copula_measure import count_pairs
 from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
@@ -41,8 +42,8 @@ def test_coarse_codes_are_a_coarse_tree_level_with_the_missing_leaf_its_own_cell
 
 def test_counts_of_streamed_chunks_equal_one_chunk():
     X, y = table()
-    one = P.count_pairs(ChunkPasses(lambda: iter([(X, y)])), plan(), len(X))
-    chunks = P.count_pairs(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))),
+    one = count_pairs(ChunkPasses(lambda: iter([(X, y)])), plan(), len(X))
+    chunks = count_pairs(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))),
                            plan(), len(X))
     assert len(one) == len(plan().pairs) == 6  # 4 attributes (two numeric, one categorical, the label)
     for u, v in zip(one, chunks):
@@ -103,6 +104,6 @@ def test_pair_counts_with_a_numeric_column_that_may_be_missing(missing_rate):
     rng = np.random.default_rng(3)
     X[rng.random(len(X)) < missing_rate, 0] = np.nan
     trees = (NumericTree(0.0, 1.0, missing=True, max_leaves=1024), TREES[1])
-    counts = P.count_pairs(ChunkPasses(lambda: iter([(X, y)])), plan(trees), len(X))
+    counts = count_pairs(ChunkPasses(lambda: iter([(X, y)])), plan(trees), len(X))
     for c in counts:
         assert c.sum() == len(X)
