@@ -358,17 +358,17 @@ def scores(exact: list, est: list, cells: np.ndarray, sigma: float) -> np.ndarra
 
 def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_select: float, model: list,
                 refit=None) -> tuple:
-    """The private rounds of the tree: ``(chosen candidates in order, {candidate: noisy counts}, tree edges)``.
+    """The private rounds of the tree: ``(chosen candidates in order, {candidate: its Measurement}, tree edges)``.
 
     :func:`select_and_measure` against the fixed estimate ``model`` (the copula's counts of every
     candidate, post-processing of the released model), offering in each round only the candidates whose
     attributes are not yet joined (Kruskal's rule), the score without the expected-noise term. Once the
     tree is complete, the second-parent rounds (``SECOND_PARENTS``) offer the pairs whose later attribute
-    has no second parent yet, scored against ``refit(edges, noisy)``: the decoding order of the tree
+    has no second parent yet, scored against ``refit(edges, measured)``: the decoding order of the tree
     fitted to the measured edges and that tree's counts of every candidate (post-processing of released
     values)."""
     part = np.arange(len(plan.attributes.sizes))  # the tree's parts (union by relabelling)
-    noisy, tree_edges, state = {}, [], {"pos": None, "second": set(), "estimate": model}
+    measured, tree_edges, state = {}, [], {"pos": None, "second": set(), "estimate": model}
 
     def joinable():
         return np.array([part[a] != part[b] for a, b in plan.pairs])
@@ -378,7 +378,7 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
         if ok.any() or not D.SECOND_PARENTS:
             return ok
         if state["pos"] is None:  # the tree is complete: orient it, score against its own model
-            order, state["estimate"] = refit(tree_edges, noisy)
+            order, state["estimate"] = refit(tree_edges, measured)
             state["pos"] = {a: i for i, a in enumerate(order)}
         pos = state["pos"]
         return np.array([max(a, b, key=pos.get) not in state["second"] for a, b in plan.pairs])
@@ -390,8 +390,8 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
             tree_edges.append(r)
         else:
             state["second"].add(max(a, b, key=state["pos"].get))
-        noisy[r] = values
+        measured[r] = Measurement(("pair", plan.pairs[r]), values, sigma)
 
     chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, lambda: state["estimate"], record,
                                 allowed, penalised=False)
-    return chosen, noisy, len(tree_edges)
+    return chosen, measured, len(tree_edges)

@@ -420,13 +420,13 @@ class GaussCopula(SyntheticMechanism):
         exact = count_pairs(passes, plan, self.n_)
         model = model_counts(self, plan)
 
-        def refit(edges, noisy):
-            tree = orient(self, plan, [(r, noisy[r], model[r]) for r in edges], len(edges))
+        def refit(edges, measured):
+            tree = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in edges], len(edges))
             return tree.order, model_counts(self, plan, tree)
 
-        chosen, noisy, n_tree = tree_rounds(self, exact, plan, self.rho_split_["pairs_measure"],
+        chosen, measured, n_tree = tree_rounds(self, exact, plan, self.rho_split_["pairs_measure"],
                                             self.rho_split_["pairs_select"], model, refit)
-        self.pair_tree_ = orient(self, plan, [(r, noisy[r], model[r]) for r in chosen], n_tree)
+        self.pair_tree_ = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in chosen], n_tree)
         self.pairs_measured_ = [plan.pairs[r] for r in chosen]
         self.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
         self.passes_ += 1
