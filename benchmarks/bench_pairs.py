@@ -6,8 +6,8 @@ Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data se
         --variants "pair_rounds=0" "pair_rounds=6"
 
 Each variant is a comma-separated list of ``key=value``: gauss-copula parameters, or module
-constants of ``privrelease.mechanisms.gauss_mixture.pairs``, ``.copula_parts``, ``.copula_tree``, ``.pair_tree`` or
-``privrelease.estimation.tilt`` (upper-case names, for exploring the stage's settings), or
+constants of ``privrelease.mechanisms.gauss_mixture.copula_defaults`` (upper-case names, for exploring the
+stage's settings; a derived value, such as ``PAIR_CELLS`` from ``NODE_CELLS``, is set on its own), or
 ``noiseless=<parts>`` (a diagnostic: :data:`NOISELESS_FACTOR`). Every release is measured with
 :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD, train-on-release scores), the
 3-way TVD of every (feature pair, label) triple on the same 10 bins as the 2-way TVD, the share of
@@ -97,11 +97,8 @@ def noiseless(parts) -> None:
 
 
 def _apply(spec: str) -> dict:
-    import privrelease.estimation.tilt as tilt
-    import privrelease.mechanisms.gauss_mixture.copula_parts as parts
-    import privrelease.mechanisms.gauss_mixture.copula_tree as copula_tree
-    import privrelease.mechanisms.gauss_mixture.pair_tree as pair_tree
-    import privrelease.mechanisms.gauss_mixture.pairs as pairs
+    import privrelease.mechanisms.gauss_mixture.copula_defaults as defaults
+    import privrelease.mechanisms.gauss_mixture.copula_plan as plan
 
     params = {}
     noiseless(())
@@ -110,13 +107,13 @@ def _apply(spec: str) -> dict:
         if k == "noiseless":
             noiseless(tuple(v.split("+")))
             continue
-        mod = next((m for m in (tilt, pairs, parts, pair_tree, copula_tree) if hasattr(m, k)), None)
-        if mod is not None and k.isupper():
-            cur = getattr(mod, k)
-            setattr(mod, k, _value(v) if isinstance(cur, (str, bool)) else type(cur)(float(v)))
+        if hasattr(defaults, k) and k.isupper():
+            cur = getattr(defaults, k)
+            setattr(defaults, k, _value(v) if isinstance(cur, (str, bool)) else type(cur)(float(v)))
         else:
             params[k] = _value(v)
-    pairs.split_with_pairs.cache_clear()
+    plan.split_with_pairs.cache_clear()
+    plan.auto_marginal_share.cache_clear()
     return params
 
 

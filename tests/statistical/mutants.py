@@ -25,9 +25,9 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-import privrelease.mechanisms.gauss_mixture.copula_parts as cp
+import privrelease.mechanisms.gauss_mixture.copula_measure as measure_mod
+import privrelease.mechanisms.gauss_mixture.copula_plan as plan_mod
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
-import privrelease.mechanisms.gauss_mixture.pairs as pairs_mod
 from privrelease.mechanisms.base import SyntheticMechanism
 
 
@@ -62,7 +62,7 @@ def scale_noise(key: str, factor: float = 0.5) -> Callable:
 def histogram_sensitivity_as(fn: Callable[[int], float]) -> Callable:
     """gauss-copula's stacked histograms calibrated with ``fn(d)`` instead of ``sqrt(2 d)``."""
     def apply(mp):
-        mp.setattr(gc, "histogram_sensitivity", fn)
+        mp.setattr(measure_mod, "histogram_sensitivity", fn)
 
     return apply
 
@@ -84,18 +84,18 @@ def histograms_with_whole_budget(mp) -> None:
 
 def mixture_with_whole_budget(mp) -> None:
     """gauss-copula's mixture given the whole epsilon (the histograms keep their share)."""
-    real = cp.split_budget
+    real = plan_mod.split_budget
 
     def split_budget(epsilon, delta, mode, share):
         rho, rho_hist, _, _ = real(epsilon, delta, mode, share)
         return rho, rho_hist, rho, epsilon
 
-    mp.setattr(gc, "split_budget", split_budget)
+    mp.setattr(plan_mod, "split_budget", split_budget)
 
 
 def pair_score_sensitivity_halved(mp) -> None:
     """gauss-copula's pair selection (exponential mechanism) calibrated with half its score sensitivity."""
-    mp.setattr(pairs_mod, "SCORE_SENSITIVITY", pairs_mod.SCORE_SENSITIVITY / 2)
+    mp.setattr(measure_mod, "SCORE_SENSITIVITY", measure_mod.SCORE_SENSITIVITY / 2)
 
 
 # ---- the list ------------------------------------------------------------------------------------
@@ -121,10 +121,9 @@ MUTANTS = [
     for part in ("centre", "radius", "sums", "basis", "moments", "residual", "counts", "within_radius")
 ] + [
     Mutant("moments (class centring) noise x0.5", "mixture moments (class centring)", scale_noise("moments_std")),
-    Mutant("pair measurement noise x0.5", "pair measurement", scale_noise("pairs_std"), ci=True),
-    Mutant("pair selection score sensitivity x0.5", "pair selection", pair_score_sensitivity_halved, ci=True),
-    Mutant("pair tree measurement noise x0.5", "pair tree measurement", scale_noise("pairs_std")),
-    Mutant("pair tree selection score sensitivity x0.5", "pair tree selection", pair_score_sensitivity_halved),
+    Mutant("pair tree measurement noise x0.5", "pair tree measurement", scale_noise("pairs_std"), ci=True),
+    Mutant("pair tree selection score sensitivity x0.5", "pair tree selection", pair_score_sensitivity_halved,
+           ci=True),
 ]
 
 

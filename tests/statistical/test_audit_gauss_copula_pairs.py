@@ -1,33 +1,27 @@
 """Statistical privacy tests of gauss-copula's pair stage with the empirical audit: the measurement of a
 chosen two-way marginal (Gaussian mechanism) and the choice itself (exponential mechanism).
 
-Both run through the mechanism's own path: :meth:`GaussCopula.fit_marginals` plans the stage and
-splits the budget, :func:`pairs.count_pairs` runs the counting map on the pass executor (one chunk,
+Both run through the mechanism's own path: :meth:`GaussCopula.fit_marginals` plans the pair tree and
+splits the budget, :func:`copula_measure.count_pairs` runs the counting map on the pass executor (one chunk,
 streamed chunks, or Dask partitions in ``test_audit_gauss_copula_pairs_dask``), and
-:func:`pairs.select_and_measure` takes the noisy steps. The release's estimate of every candidate
-(post-processing of earlier outputs, fixed given them) is pinned by the test to a worst case.
+:func:`copula_measure.tree_rounds` takes the noisy steps (:func:`copula_measure.select_and_measure`, with the tree's
+restriction of the candidates and a score without the expected-noise term). The release's estimate of
+every candidate (post-processing of earlier outputs, fixed given them) is pinned by the test to a worst
+case.
 
-Measurement witness (derivation: the Notes of :func:`pairs.fit_pairs`): one numeric column and the
-label, so one candidate (column x label: the 11 grid values of the column's one-level tree x 2
-classes); the target record moves from (x = 0.1, class 0), cell A, to (x = 0.9, class 1), cell B,
-the other records sit at (0.4, class 0). The
-statistic ``noisy[A] - noisy[B]`` of the pair measurement (the last Gaussian release of the
+Measurement witness (derivation: the Notes of :func:`copula_measure.select_and_measure`): two binary columns
+(one candidate, 4 cells); the target record moves from (0, 0) to (1, 1), the others sit at (0, 1).
+The statistic ``noisy[00] - noisy[11]`` of the pair measurement (the last Gaussian release of the
 transcript) moves its mean by 2, the whole L2 sensitivity ``sqrt 2`` of two coordinates; its std is
 ``2 / sqrt(2 rho_measure)``. The pair stage gets 0.99 of the budget and ``SELECT_FRACTION`` is
 lowered to 0.01, so this one measurement carries 0.98 of the release's privacy loss.
 
-Selection witness: three binary categorical columns a, b, c (candidates ab, ac, bc, 4 cells each).
-The target record moves from (0, 0, 0) to (1, 0, 1). The pinned estimate puts ab's exact counts
-below/above the estimate so that its L1 distance grows by 2, and those of ac and bc so that theirs
-shrink by 2: every log-odds of choosing ab moves by ``eps_t`` (the most the score's sensitivity 2
-allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised to 0.99 the selection carries
-most of the loss.
-
-The tree (``pair_model="tree"``, :func:`pair_tree.tree_rounds`) takes the same noisy steps with its
-own restriction of the candidates and a score without the expected-noise term; its witnesses: for the
-measurement, two binary columns (one candidate, 4 cells), the target record moving from (0, 0) to
-(1, 1), the others at (0, 1), the statistic ``noisy[00] - noisy[11]`` (the same mean shift of 2 as
-above); for the choice, the three binary columns above (the first round offers every candidate).
+Selection witness: three binary categorical columns a, b, c (candidates ab, ac, bc, 4 cells each;
+the first round offers every candidate). The target record moves from (0, 0, 0) to (1, 0, 1). The
+pinned estimate puts ab's exact counts below/above the estimate so that its L1 distance grows by 2,
+and those of ac and bc so that theirs shrink by 2: every log-odds of choosing ab moves by ``eps_t``
+(the most the score's sensitivity 2 allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised
+to 0.99 the selection carries most of the loss.
 
 The real stage passes at the claimed epsilon; a mutant with halved noise (halved sensitivity)
 is caught.
@@ -42,8 +36,9 @@ from typing import Callable
 import numpy as np
 import pytest
 
-import privrelease.mechanisms.gauss_mixture.pair_tree as tree_mod
-import privrelease.mechanisms.gauss_mixture.pairs as pairs_mod
+import privrelease.mechanisms.gauss_mixture.copula_defaults as D
+import privrelease.mechanisms.gauss_mixture.copula_measure as measure_mod
+import privrelease.mechanisms.gauss_mixture.copula_plan as plan_mod
 from privrelease.audit import audit_epsilon
 from privrelease.engine.passes import ChunkPasses
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
@@ -64,10 +59,8 @@ N, DELTA, SHARE = 1000, 1e-5, 0.99
 #: as randomized response with eps_t, so eps_t is close to the claim and the halved sensitivity exceeds it;
 #: under zCDP eps_t = sqrt(8 rho_select) is well below the claim and no single selection could show it.
 SELECTION_ACCOUNTING = "gaussian"
-NUM = EncodedDomain(p=1, numeric=(0,), blocks=())
 CAT = EncodedDomain(p=6, numeric=(), blocks=((0, 2), (2, 4), (4, 6)))
 CAT2 = EncodedDomain(p=4, numeric=(), blocks=((0, 2), (2, 4)))
-GRIDS = ((0.0, 1.0, 0.1),)  # the numeric column: 11 grid values, one tree level (its cells in the pair)
 
 
 def in_memory(data):
@@ -79,14 +72,6 @@ def streamed(data):
     """Chunks of 300 records (the counts are merged across chunks)."""
     X, y = data
     return ChunkPasses(lambda: ((X[i:i + 300], None if y is None else y[i:i + 300]) for i in range(0, len(X), 300)))
-
-
-def measurement_pair():
-    others = np.full((N - 1, 1), 0.4)
-    y0 = np.zeros(N, dtype=int)
-    y1 = y0.copy()
-    y1[0] = 1
-    return (np.vstack([[0.1], others]), y0), (np.vstack([[0.9], others]), y1)
 
 
 def tree_measurement_pair():
@@ -119,64 +104,46 @@ def pinned_estimate(exact0):
     return [ab, ac, bc]
 
 
-def fitted(eps, src, dom, passes, labelled, accounting="auto", model="tilt"):
-    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_model=model, pair_rounds=1, pair_share=SHARE, rng=src,
-                    accounting=accounting,
-                    n_classes=2 if labelled else None, domain=dom, grids=GRIDS[:len(dom.numeric)])
+def fitted(eps, src, dom, passes, accounting="auto"):
+    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_rounds=1, pair_share=SHARE, rng=src, accounting=accounting,
+                    domain=dom)
     m.fit_marginals(passes)
     assert m.pair_plan_ is not None and m.pair_plan_.rounds == 1
     return m
 
 
-def witness_cells(attrs):
-    """The cells of (0.1, class 0) and (0.9, class 1) in the candidate (column x label)."""
-    codes = attrs.codes(np.array([[0.1], [0.9]]), np.array([0, 1]))
-    return tuple(int(a * attrs.sizes[1] + b) for a, b in codes)
-
-
-def _tilt_choice(m, exact, est):
-    return pairs_mod.select_and_measure(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"],
-                                        m.rho_split_["pairs_select"], lambda: est, lambda r, noisy, s: None)[0]
-
-
 def _tree_choice(m, exact, est):
-    return tree_mod.tree_rounds(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"], m.rho_split_["pairs_select"],
+    return measure_mod.tree_rounds(m, exact, m.pair_plan_, m.rho_split_["pairs_measure"], m.rho_split_["pairs_select"],
                                 est)[0][0]
 
 
-def measure_batch(eps, make_passes, model="tilt"):
-    """The pair measurement's statistic: the tilt's witness (the column and the label), or the tree's
-    (two binary columns, cells 00 and 11)."""
-    tree = model == "tree"
-
+def measure_batch(eps, make_passes):
+    """The pair measurement's statistic: two binary columns, cells 00 and 11."""
     def run(data, rng, k):
         out = np.empty(k)
         passes = make_passes(data)
         for i in range(k):
             src = WordsRecordingSource(rng)
-            m = fitted(eps, src, CAT2 if tree else NUM, passes, labelled=not tree, model=model)
-            exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
+            m = fitted(eps, src, CAT2, passes)
+            exact = measure_mod.count_pairs(passes, m.pair_plan_, m.n_)
             assert len(exact) == 1, "one candidate"
-            cell_a, cell_b = (0, 3) if tree else witness_cells(m.pair_plan_.attributes)
-            assert cell_a != cell_b
-            (_tree_choice if tree else _tilt_choice)(m, exact, [np.zeros(exact[0].size)])
+            _tree_choice(m, exact, [np.zeros(exact[0].size)])
             noisy = src.releases[-1]
-            out[i] = noisy[cell_a] - noisy[cell_b]
+            out[i] = noisy[0] - noisy[3]
         return out
 
     return run
 
 
-def select_batch(eps, make_passes, est, model="tilt"):
+def select_batch(eps, make_passes, est):
     def run(data, rng, k):
         out = np.empty(k)
         passes = make_passes(data)
         for i in range(k):
-            m = fitted(eps, WordsRecordingSource(rng), CAT, passes, labelled=False, accounting=SELECTION_ACCOUNTING,
-                       model=model)
-            exact = pairs_mod.count_pairs(passes, m.pair_plan_, m.n_)
+            m = fitted(eps, WordsRecordingSource(rng), CAT, passes, accounting=SELECTION_ACCOUNTING)
+            exact = measure_mod.count_pairs(passes, m.pair_plan_, m.n_)
             assert m.pair_plan_.pairs == ((0, 1), (0, 2), (1, 2))
-            out[i] = (_tree_choice if model == "tree" else _tilt_choice)(m, exact, est)
+            out[i] = _tree_choice(m, exact, est)
         return out
 
     return run
@@ -184,37 +151,27 @@ def select_batch(eps, make_passes, est, model="tilt"):
 
 def measure_event(eps):
     """stat >= d1 mean + 3 mutant stds: fixed from the design before any run."""
-    rho = pairs_mod.split_with_pairs(eps, DELTA, "zcdp", 0.5, SHARE, 1)[4]  # "auto" accounting is zCDP
+    rho = plan_mod.split_with_pairs(eps, DELTA, "zcdp", 0.5, SHARE, 1)[4]  # "auto" accounting is zCDP
     std_real = 2.0 / math.sqrt(2.0 * rho)
     thr = -1.0 + 3.0 * std_real / 2.0
     return lambda stats: np.asarray(stats) >= thr
 
 
 def audit_measurement(eps, trials, seed, make_passes):
-    d0, d1 = measurement_pair()
+    d0, d1 = tree_measurement_pair()
     return audit_epsilon(batch=measure_batch(eps, make_passes), d0=d0, d1=d1, event=measure_event(eps),
                          trials=trials, seed=seed, delta=DELTA, claimed=eps)
 
 
-def audit_selection(eps, trials, seed, make_passes, model="tilt"):
+def audit_selection(eps, trials, seed, make_passes):
     d0, d1 = selection_pair()
-    est = pinned_estimate(pairs_mod.count_pairs(make_passes(d0), _plan_for(eps, make_passes(d0)), N))
-    return audit_epsilon(batch=select_batch(eps, make_passes, est, model), d0=d0, d1=d1,
+    est = pinned_estimate(measure_mod.count_pairs(make_passes(d0), _plan_for(eps, make_passes(d0)), N))
+    return audit_epsilon(batch=select_batch(eps, make_passes, est), d0=d0, d1=d1,
                          event=lambda s: np.asarray(s) != 0, trials=trials, seed=seed, delta=DELTA, claimed=eps)
 
 
-def audit_tree_measurement(eps, trials, seed, make_passes):
-    d0, d1 = tree_measurement_pair()
-    return audit_epsilon(batch=measure_batch(eps, make_passes, "tree"), d0=d0, d1=d1, event=measure_event(eps),
-                         trials=trials, seed=seed, delta=DELTA, claimed=eps)
-
-
-def audit_tree_selection(eps, trials, seed, make_passes):
-    return audit_selection(eps, trials, seed, make_passes, model="tree")
-
-
 def _plan_for(eps, passes):
-    return fitted(eps, WordsRecordingSource(np.random.default_rng(0)), CAT, passes, labelled=False,
+    return fitted(eps, WordsRecordingSource(np.random.default_rng(0)), CAT, passes,
                   accounting=SELECTION_ACCOUNTING).pair_plan_
 
 
@@ -231,32 +188,30 @@ class PairCase:
 
     def run(self, trials: int, seed: int, make_passes=in_memory):
         with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(pairs_mod, "SELECT_FRACTION", self.select_fraction)
-            pairs_mod.split_with_pairs.cache_clear()
+            mp.setattr(D, "SELECT_FRACTION", self.select_fraction)
+            plan_mod.split_with_pairs.cache_clear()
             try:
                 return self.audit(self.claimed, min(trials, self.trials), seed, make_passes)
             finally:
-                pairs_mod.split_with_pairs.cache_clear()
+                plan_mod.split_with_pairs.cache_clear()
 
 
 # the measurement carries 0.98 of the loss; the selection most of it
-MEASUREMENT = PairCase("pair measurement", audit_measurement, 0.01, 40_000)
-SELECTION = PairCase("pair selection", audit_selection, 0.99, 20_000)
-TREE_MEASUREMENT = PairCase("pair tree measurement", audit_tree_measurement, 0.01, 40_000)
-TREE_SELECTION = PairCase("pair tree selection", audit_tree_selection, 0.99, 20_000)
-PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION, TREE_MEASUREMENT, TREE_SELECTION)}
+MEASUREMENT = PairCase("pair tree measurement", audit_measurement, 0.01, 40_000)
+SELECTION = PairCase("pair tree selection", audit_selection, 0.99, 20_000)
+PAIR_CASES = {c.id: c for c in (MEASUREMENT, SELECTION)}
 
 
 def _check_real_and_mutant(monkeypatch, case, mutant_attr, mutant_value, eps, trials, seeds, make_passes):
-    """The real stage is not refuted at ``eps``; the mutant (``pairs_mod.<mutant_attr> = mutant_value``) is."""
-    monkeypatch.setattr(pairs_mod, "SELECT_FRACTION", case.select_fraction)
-    pairs_mod.split_with_pairs.cache_clear()
+    """The real stage is not refuted at ``eps``; the mutant (``measure_mod.<mutant_attr> = mutant_value``) is."""
+    monkeypatch.setattr(D, "SELECT_FRACTION", case.select_fraction)
+    plan_mod.split_with_pairs.cache_clear()
     real = case.audit(eps, trials, seeds[0], make_passes)
     print("real", real.summary())
     assert real.epsilon_lower <= eps, real.summary()
-    monkeypatch.setattr(pairs_mod, mutant_attr, mutant_value)
+    monkeypatch.setattr(measure_mod, mutant_attr, mutant_value)
     mutant = case.audit(eps, trials, seeds[1], make_passes)
-    pairs_mod.split_with_pairs.cache_clear()
+    plan_mod.split_with_pairs.cache_clear()
     print("mutant", mutant.summary())
     assert mutant.epsilon_lower > eps, mutant.summary()
 
@@ -274,39 +229,22 @@ def test_pinned_estimate_moves_every_score_by_the_sensitivity():
     """The witness is the worst case the derivation allows: ab's score +2, ac's and bc's -2."""
     d0, d1 = selection_pair()
     plan = _plan_for(2.0, in_memory(d0))
-    x0, x1 = (pairs_mod.count_pairs(in_memory(d), plan, N) for d in (d0, d1))
+    x0, x1 = (measure_mod.count_pairs(in_memory(d), plan, N) for d in (d0, d1))
     est = pinned_estimate(x0)
     cells = np.full(3, 4.0)
-    diff = pairs_mod.scores(x1, est, cells, 1.0) - pairs_mod.scores(x0, est, cells, 1.0)
+    diff = measure_mod.scores(x1, est, cells, 1.0) - measure_mod.scores(x0, est, cells, 1.0)
     np.testing.assert_allclose(diff, [2.0, -2.0, -2.0])
 
 
 @pytest.mark.slow
 @pytest.mark.ci_slice
 @pytest.mark.parametrize("make_passes", [in_memory, streamed], ids=["local", "streamed"])
-def test_pair_measurement_audit_ci_slice(monkeypatch, make_passes):
-    check_measurement(monkeypatch, 2.0, 40_000, (11, 12), make_passes)
+def test_pair_tree_measurement_audit_ci_slice(monkeypatch, make_passes):
+    check_measurement(monkeypatch, 2.0, 40_000, (21, 22), make_passes)
 
 
 @pytest.mark.slow
 @pytest.mark.ci_slice
 @pytest.mark.parametrize("make_passes", [in_memory, streamed], ids=["local", "streamed"])
-def test_pair_selection_audit_ci_slice(monkeypatch, make_passes):
-    check_selection(monkeypatch, 2.0, 20_000, (13, 14), make_passes)
-
-
-# The tree's noisy steps run on the same counts (``count_pairs``, audited above on every engine); the
-# local case is in the CI slice, the streamed one in the slow runs.
-TREE_PASSES = [pytest.param(in_memory, id="local", marks=pytest.mark.ci_slice), pytest.param(streamed, id="streamed")]
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("make_passes", TREE_PASSES)
-def test_pair_tree_measurement_audit(monkeypatch, make_passes):
-    check_measurement(monkeypatch, 2.0, 40_000, (21, 22), make_passes, TREE_MEASUREMENT)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("make_passes", TREE_PASSES)
-def test_pair_tree_selection_audit(monkeypatch, make_passes):
-    check_selection(monkeypatch, 2.0, 20_000, (23, 24), make_passes, TREE_SELECTION)
+def test_pair_tree_selection_audit_ci_slice(monkeypatch, make_passes):
+    check_selection(monkeypatch, 2.0, 20_000, (23, 24), make_passes)

@@ -23,10 +23,8 @@ from privrelease.schema import Encoder, Schema  # noqa: E402
 from test_audit_gauss_copula_dask import OncePasses  # noqa: E402
 from test_audit_gauss_copula_pairs import check_measurement, check_selection  # noqa: E402
 
-LABELLED = Schema.from_dict({"columns": {"x": {"type": "numeric", "lower": 0.0, "upper": 1.0},
-                                         "label": {"type": "categorical", "categories": ["0", "1"],
-                                                   "role": "label"}}})
-THREE = Schema.from_dict({"columns": {c: {"type": "categorical", "categories": ["0", "1"]} for c in "abc"}})
+BINARY = {k: Schema.from_dict({"columns": {c: {"type": "categorical", "categories": ["0", "1"]} for c in "abc"[:k]}})
+          for k in (2, 3)}  # the measurement witness's two binary columns, the selection witness's three
 
 
 @pytest.fixture(scope="module")
@@ -38,16 +36,14 @@ def on_cluster(dask_cluster):
         cache = {}
 
         def make_passes(data):
-            X, y = data
-            key = (X.tobytes(), None if y is None else np.asarray(y).tobytes())
+            X, _ = data
+            key = X.tobytes()
             if key in cache:  # one collection (and one run of each pass) per table
                 return cache[key]
-            if y is not None:
-                df = pd.DataFrame({"x": X[:, 0], "label": np.asarray(y).astype(str)})
-                rmap = RecordMap(Encoder(LABELLED, ["x"]), Encoder(LABELLED, ["label"]))
-            else:
-                df = pd.DataFrame({c: np.argmax(X[:, 2 * j:2 * j + 2], axis=1).astype(str) for j, c in enumerate("abc")})
-                rmap = RecordMap(Encoder(THREE, list("abc")), None)
+            k = X.shape[1] // 2
+            cols = "abc"[:k]
+            df = pd.DataFrame({c: np.argmax(X[:, 2 * j:2 * j + 2], axis=1).astype(str) for j, c in enumerate(cols)})
+            rmap = RecordMap(Encoder(BINARY[k], list(cols)), None)
             cache[key] = OncePasses(DaskPasses(dd.from_pandas(df, npartitions=2).to_delayed(), rmap, client=client))
             return cache[key]
 
@@ -56,11 +52,11 @@ def on_cluster(dask_cluster):
 
 @pytest.mark.slow
 @pytest.mark.ci_slice
-def test_pair_measurement_audit_on_dask_counts(monkeypatch, on_cluster):
+def test_pair_tree_measurement_audit_on_dask_counts(monkeypatch, on_cluster):
     check_measurement(monkeypatch, 2.0, 40_000, (15, 16), make_passes=on_cluster)
 
 
 @pytest.mark.slow
 @pytest.mark.ci_slice
-def test_pair_selection_audit_on_dask_counts(monkeypatch, on_cluster):
+def test_pair_tree_selection_audit_on_dask_counts(monkeypatch, on_cluster):
     check_selection(monkeypatch, 2.0, 20_000, (17, 18), make_passes=on_cluster)

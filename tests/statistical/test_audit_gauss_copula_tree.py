@@ -29,6 +29,7 @@ import math
 import numpy as np
 import pytest
 
+import privrelease.mechanisms.gauss_mixture.copula_measure as measure_mod
 import privrelease.mechanisms.gauss_mixture.gauss_copula as gc
 from privrelease.audit import audit_epsilon
 from privrelease.dp.calibration import calibrate_rho
@@ -37,7 +38,7 @@ from privrelease.engine.passes import ChunkPasses
 from test_audit_gauss_pca import RecordingSource
 
 N, SHARE, DELTA = 1000, 0.99, 1e-5
-REAL_SENSITIVITY = gc.histogram_sensitivity
+REAL_SENSITIVITY = measure_mod.histogram_sensitivity
 TREE = dict(grids=((0.0, 1.0, 0.0),), branching=4, max_leaves=34)  # atom, 32 intervals, atom: depth 3
 A, B = 0.05, 0.75  # leaves 2 and 25: different nodes at every level, each parent with 4 children
 MISSING = dict(grids=((0.0, 10.0, 1.0),), missing=(True,), branching=16)  # 12 leaves (missing first): one level
@@ -130,7 +131,7 @@ def audit(eps, trials, seed, kind="tree", labelled=False, make_passes=in_memory)
 def check_real_and_mutant(monkeypatch, eps, trials, seeds, kind="tree", labelled=False, make_passes=in_memory):
     real = audit(eps, trials, seeds[0], kind, labelled, make_passes)
     assert real.epsilon_lower <= eps, real.summary()
-    monkeypatch.setattr(gc, "histogram_sensitivity", lambda d: REAL_SENSITIVITY(d) / 2)
+    monkeypatch.setattr(measure_mod, "histogram_sensitivity", lambda d: REAL_SENSITIVITY(d) / 2)
     mutant = audit(eps, trials, seeds[1], kind, labelled, make_passes)
     assert mutant.epsilon_lower > eps, mutant.summary()
 

@@ -4,7 +4,8 @@ tree's nodes, so that dependence that is not monotone in a numeric column surviv
 import numpy as np
 import pandas as pd
 
-from privrelease.mechanisms.gauss_mixture.copula_parts import coarse_plan, rank_match_within
+from privrelease.mechanisms.gauss_mixture.copula_plan import coarse_plan
+from privrelease.mechanisms.gauss_mixture.copula_sample import rank_match_within
 from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
 from privrelease.release import release
 from privrelease.schema import Schema
@@ -76,7 +77,7 @@ def test_values_stay_inside_their_node_and_follow_the_scores():
 def test_auto_marginal_share_follows_the_noise_yardstick():
     """0.3 when the noise alone would move each column's histogram by more than 0.1 in TVD (wide
     numeric tables), otherwise 0.8 with the pair tree on and 0.55 with it off; a number is used as given."""
-    from privrelease.mechanisms.gauss_mixture.copula_parts import auto_marginal_share
+    from privrelease.mechanisms.gauss_mixture.copula_plan import auto_marginal_share
 
     wide = EncodedDomain.numeric_box(128)
     assert auto_marginal_share(wide, 4688, 1.0, 6, "auto") == 0.3  # gas_drift: tau 0.55

@@ -6,11 +6,17 @@ import math
 import numpy as np
 import pytest
 
-from privrelease.mechanisms.gauss_mixture.copula_parts import CellCounter, project_to_simplex
-from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap, refine_levels
+from privrelease.mechanisms.gauss_mixture.copula_estimate import project_to_simplex, refine_levels
+from privrelease.mechanisms.gauss_mixture.copula_measure import CellCounter, selected_counts
+from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
 
+
+
+def _exact(tree, leaves):
+    """A noiseless measurement of the chosen nodes (their exact counts)."""
+    return lambda level, masks: selected_counts([tree], [leaves], level, masks)
 
 def test_levels_nest_and_sum_to_the_leaves():
     t = NumericTree(0, 2.5, 0.1, branching=4)  # 26 grid points 0.0 .. 2.5: atoms
@@ -82,7 +88,7 @@ def test_refinement_without_noise_returns_the_exact_leaves():
     g = np.random.default_rng(0)
     leaves = np.bincount(np.minimum(g.geometric(0.01, 5000), 1000), minlength=1001)[None, :].astype(float)
     top = t.level_counts(leaves, 0)
-    out = refine_levels([t], [leaves], [top], [t.depth], 0.0, lambda lev, v: v, project_to_simplex)
+    out = refine_levels([t], [top], [t.depth], 0.0, _exact(t, leaves), project_to_simplex)
     assert np.allclose(out[0], leaves)
 
 
@@ -91,7 +97,7 @@ def test_an_unsplit_node_spreads_by_width_and_not_onto_the_bounds():
     leaves = np.zeros((1, 18))
     leaves[0, 1:5] = 10.0
     top = t.level_counts(leaves, 0)
-    out = refine_levels([t], [leaves], [top], [1], 0.0, lambda lev, v: v, project_to_simplex)[0]
+    out = refine_levels([t], [top], [1], 0.0, _exact(t, leaves), project_to_simplex)[0]
     assert out[0, 0] == 0.0 and out.sum() == pytest.approx(40.0)  # the lower bound's atom gets nothing
 
 

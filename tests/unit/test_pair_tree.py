@@ -1,4 +1,5 @@
-"""gauss-copula's pair tree (mechanisms/gauss_mixture/pair_tree.py) and its estimation (estimation/tables.py)."""
+"""gauss-copula's pair tree (its plan in copula_plan, rounds in copula_measure, fit in copula_estimate,
+decoding in copula_sample) and its estimation (estimation/tables.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from scipy.optimize import minimize
 
 from privrelease.engine.passes import ChunkPasses
 from privrelease.estimation import class_tables, fitted_table, rake, transport_projection
-from privrelease.mechanisms.gauss_mixture import pair_tree as PT
+from privrelease.mechanisms.gauss_mixture import copula_defaults as D
+from privrelease.mechanisms.gauss_mixture import copula_plan as PT
+from privrelease.mechanisms.gauss_mixture.copula_sample import joint_quotas
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
 
@@ -112,13 +115,13 @@ def test_fitted_table_and_class_tables():
 def test_plan_offers_the_decodable_attributes_and_is_off_where_noise_dominates():
     m = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0)
     m._setup(DOM.p, 2)
-    from privrelease.mechanisms.gauss_mixture.copula_parts import coarse_plan
+    from privrelease.mechanisms.gauss_mixture.copula_plan import coarse_plan
 
     coarse = coarse_plan(m.domain_, m.cells_, 10)
     plan = PT.plan_tree(m.domain_, m.cells_, coarse, 6000, 2, 1.0, 1e-5, "zcdp", "auto", 0.2)
     # the numeric column's nodes and the three categorical columns: 3 tree edges, and 2 rounds of second
     # parents (their noise yardstick is under SECOND_MAX_NOISE here)
-    assert plan.model == "tree" and plan.rounds == 5
+    assert plan.rounds == 5
     label = plan.attributes.label
     assert all(label not in pr for pr in plan.pairs) and len(plan.pairs) == 6
     assert PT.plan_tree(m.domain_, m.cells_, coarse, 60, 2, 1.0, 1e-5, "zcdp", "auto", 0.2) is None  # noise
@@ -188,7 +191,7 @@ def test_second_parents_where_the_measurements_are_precise(monkeypatch):
     parent joins a child to an attribute decoded before it; the one-way marginals still hold."""
     X, y = table()
     on = fit(8.0)
-    monkeypatch.setattr(PT, "SECOND_MAX_NOISE", 0.0)
+    monkeypatch.setattr(D, "SECOND_MAX_NOISE", 0.0)
     off = fit(8.0)
     assert on.pair_plan_.rounds == 5 and off.pair_plan_.rounds == 3
     assert on.noise_scales_["pairs_std"] == pytest.approx(off.noise_scales_["pairs_std"] * np.sqrt(5 / 3), rel=1e-6)
@@ -210,7 +213,7 @@ def test_joint_quotas_keep_the_groups_and_the_first_parent():
     cp, cq = rng.integers(0, 3, 500), rng.integers(0, 4, 500)
     cond_p, cond_q = rng.dirichlet(np.ones(5), 3), rng.dirichlet(np.ones(5), 4)
     marg = rng.dirichlet(np.ones(5))
-    T = PT.joint_quotas(cp, cq, cond_p, cond_q, marg)
+    T = joint_quotas(cp, cq, cond_p, cond_q, marg)
     N = np.bincount(cp * 4 + cq, minlength=12).reshape(3, 4)
     np.testing.assert_allclose(T.sum(axis=2), N, atol=1e-6)
     np.testing.assert_allclose(T.sum(axis=1), N.sum(axis=1)[:, None] * cond_p, atol=1e-3)
@@ -240,7 +243,7 @@ def test_a_child_takes_at_most_one_second_parent(monkeypatch):
     """With as many extra rounds as children (3 of 4 attributes), the rounds stop once every child that
     can have a second parent has one: the child right after the root has no earlier attribute but its
     parent, so 2 second parents and 5 measurements, not the 6 the plan allows."""
-    monkeypatch.setattr(PT, "SECOND_PARENTS", 1.0)
+    monkeypatch.setattr(D, "SECOND_PARENTS", 1.0)
     m = fit(8.0)
     tree = m.pair_tree_
     assert m.pair_plan_.rounds == 6 and len(m.pairs_measured_) == 5
@@ -254,9 +257,8 @@ def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
     off, as for a deeper tree): at a large budget the tree and the node block use its 6 nodes halved
     (12), the stage's noise yardstick with them at most HALF_MAX_NOISE; at a small one, or with the rule
     off, the measured 6. The one-way histograms are measured alike either way (same noise)."""
-    from privrelease.mechanisms.gauss_mixture import copula_tree
-    from privrelease.mechanisms.gauss_mixture import pairs as P
-    monkeypatch.setattr(copula_tree, "TOP_NODES", None)
+    from privrelease.mechanisms.gauss_mixture import copula_plan as P
+    monkeypatch.setattr(D, "TOP_NODES", None)
     X, y = table()
 
     def age_fit(eps):
@@ -268,12 +270,12 @@ def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
         assert t.grid_parts == parts and P.n_nodes(t, P.pair_level(t)) == nodes
         a, e = m.coarse_.block(0)
         assert e - a == nodes
-    assert PT.tree_noise(hi.pair_plan_, hi.n_, 8.0, 1e-5, hi.accounting_mode_) <= PT.HALF_MAX_NOISE
+    assert PT.tree_noise(hi.pair_plan_, hi.n_, 8.0, 1e-5, hi.accounting_mode_) <= D.HALF_MAX_NOISE
     chunked = GaussCopula(8.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0)
     chunked.fit_executor(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))))
     assert chunked.cells_[0].grid_parts == 2  # streamed chunks: the same rule and the same release
     np.testing.assert_array_equal(chunked.sample(500)[0], hi.sample(500)[0])
-    monkeypatch.setattr(PT, "HALF_MAX_NOISE", 0.0)
+    monkeypatch.setattr(D, "HALF_MAX_NOISE", 0.0)
     off = age_fit(8.0)
     assert off.cells_[0].grid_parts == 1 and off.noise_scales_["marginals_std"] == hi.noise_scales_["marginals_std"]
     Xs, _ = hi.sample(6000)  # the ages' one-way marginal holds (the real values snapped to the grid)

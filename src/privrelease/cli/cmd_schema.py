@@ -46,27 +46,11 @@ def schema_draft(
 ):
     """Print a YAML schema draft for review: private with --epsilon, otherwise read from the data (NOT private)."""
     from ..errors import NotPrivateWarning
-    from ..io import read_table
-    from ..io.tables import input_format
     from ..schema import draft_schema_dict
-    from ..schema.values import StatedFacts, declared_facts
+    from ..schema.values import StatedFacts
 
-    df = read_table(input, sep=sep, encoding=encoding, as_text=True)
-    if columns is not None:
-        chosen = _names(columns)
-        unknown = [c for c in chosen if c not in df.columns]
-        if unknown or not chosen:
-            err(f"--columns names {unknown} that the table does not have" if unknown else "--columns names no column")
-        df = df[list(dict.fromkeys(chosen))]
-    facts = StatedFacts.of(label, _names(numeric), _names(categorical), _names(datetime), _names(integer),
-                           _levels(levels))
-    if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
-        import pyarrow.parquet as pq
-
-        import pyarrow as pa
-
-        arrow = pq.read_schema(input)
-        facts = facts.merged(declared_facts(pa.schema([f for f in arrow if f.name in df.columns])))
+    df, facts = _table_and_facts(input, sep, encoding, columns, StatedFacts.of(
+        label, _names(numeric), _names(categorical), _names(datetime), _names(integer), _levels(levels)))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
@@ -82,6 +66,29 @@ def schema_draft(
     )
     typer.echo("# DRAFT read from the data (not private): review every bound and level before releasing\n"
                + _yaml(d), nl=False)
+
+
+def _table_and_facts(input: Path, sep, encoding, columns: Optional[str], facts):
+    """The table to draft (every column, or those ``--columns`` names) as text, and the stated facts
+    with a Parquet file's declared kinds of those columns (public facts: its Arrow schema)."""
+    from ..io import read_table
+    from ..io.tables import input_format
+    from ..schema.values import declared_facts
+
+    df = read_table(input, sep=sep, encoding=encoding, as_text=True)
+    if columns is not None:
+        chosen = _names(columns)
+        unknown = [c for c in chosen if c not in df.columns]
+        if unknown or not chosen:
+            err(f"--columns names {unknown} that the table does not have" if unknown else "--columns names no column")
+        df = df[list(dict.fromkeys(chosen))]
+    if input_format(input)[0] == "parquet":  # a typed file declares its columns' kinds (public facts)
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        arrow = pq.read_schema(input)
+        facts = facts.merged(declared_facts(pa.schema([f for f in arrow if f.name in df.columns])))
+    return df, facts
 
 
 def _range_pair(text: str) -> tuple:

@@ -9,11 +9,9 @@ otherwise an atom at each public bound and equal-width intervals between. Intern
 one, first, which is a node of its own at every level. The counting pass keeps the exact leaf
 counts; the counts of every level are sums of them (:meth:`NumericTree.level_counts`).
 
-:func:`refine_levels` is the post-processing and the choice of what to measure next: top-down, a
-node whose estimate reaches ``split`` noise stds has its children measured (Gaussian mechanism,
-one release per level for all columns) and their noisy counts are made consistent with it
-(projected onto the non-negative counts summing to the parent's estimate); a node that is not
-split spreads its estimate over its leaves in proportion to their widths. Sensitivities and
+The trees are public geometry, part of the plan (:mod:`.copula_plan`). Which nodes are measured, and
+how their noisy counts are made consistent, is :func:`~.copula_estimate.refine_levels` (the choice and
+the post-processing) with :func:`~.copula_measure.level_measurer` (the noise). Sensitivities and
 accounting: the Notes of :class:`~privrelease.mechanisms.gauss_mixture.gauss_copula.GaussCopula`
 and ``docs/derivations.md``.
 """
@@ -25,35 +23,13 @@ import math
 import numpy as np
 
 from ...schema.precision import shortest_decimal
-
-#: Children per internal node (chosen on census_kdd and generated heavy-tailed / 0.1-step tables).
-DEFAULT_BRANCHING = 16
-#: A node is split (its children measured) when its estimate is at least this many noise stds.
-DEFAULT_SPLIT_SIGMAS = 3.0
-#: A tree of two levels (17 to 256 values at the default branching: ages, hours, weeks) gets the finest
-#: coarser level with at most this many nodes (its branching lowered to ``ceil(values / TOP_NODES)``, its
-#: depth kept; the same as the pair cells): a whole age in 12 nodes of 8 years rather than 6 of 16, so
-#: that summaries coarser than a year sum fewer noisy leaves. Not for deeper trees, whose finer
-#: coarsest level spreads each class's noise over more of the tail's empty nodes (chosen on census_small
-#: and census_kdd, docs/history/mixed-pairs.md, "Finer coarse levels"). None: the branching alone.
-TOP_NODES = 12
-#: Leaves of all numeric columns and classes together held by the counting pass (memory flat in n).
-TOTAL_LEAVES = 2 ** 22
-#: Leaves of one column: at most this many, and at least MIN_LEAVES whatever the number of columns.
-MAX_LEAVES = 2 ** 20
-MIN_LEAVES = 2 ** 10
-#: Node groupings (:attr:`NumericTree.grids`) for pairs and node blocks: besides the measured levels,
-#: every node of a measured level above the leaves cut into this many parts of equally many children
-#: (when it divides the branching; 1: none). Public geometry, nothing more is measured. Trees are built
-#: with this; gauss-copula's pair tree halves them (2) where its measurements are precise
-#: (:data:`~.pair_tree.HALF_MAX_NOISE`; docs/history/mixed-pairs.md, "Halved nodes").
-GRID_PARTS = 1
+from . import copula_defaults as D
 
 
 def leaf_cap(columns: int, groups: int) -> int:
     """Leaves per column: a power of two sharing :data:`TOTAL_LEAVES` among ``columns x groups``."""
-    share = TOTAL_LEAVES // max(1, int(columns) * max(1, int(groups)))
-    return int(min(MAX_LEAVES, max(MIN_LEAVES, 2 ** int(math.floor(math.log2(max(share, 1)))))))
+    share = D.TOTAL_LEAVES // max(1, int(columns) * max(1, int(groups)))
+    return int(min(D.MAX_LEAVES, max(D.MIN_LEAVES, 2 ** int(math.floor(math.log2(max(share, 1)))))))
 
 
 def _depth(leaves: int, branching: int) -> int:
@@ -85,7 +61,7 @@ class NumericTree:
     """
 
     def __init__(self, lower: float, upper: float, resolution: float | None = None, missing: bool = False,
-                 branching: int = DEFAULT_BRANCHING, max_leaves: int = MAX_LEAVES, top_nodes: int | None = None):
+                 branching: int = D.DEFAULT_BRANCHING, max_leaves: int = D.MAX_LEAVES, top_nodes: int | None = None):
         self.lower, self.upper, self.span = float(lower), float(upper), float(upper) - float(lower)
         r = float(resolution or 0.0)
         self.resolution, self.missing, self.branching = r, bool(missing), int(branching)
@@ -122,7 +98,7 @@ class NumericTree:
         if top_nodes is not None and depth == 2:
             self.branching = max(2, min(self.branching, -(-values // int(top_nodes))))
         self.levels = self._levels(values, depth)
-        self.set_grid_parts(GRID_PARTS)
+        self.set_grid_parts(D.GRID_PARTS)
 
     def _levels(self, values: int, depth: int) -> list:
         b, off = self.branching, self.off
@@ -220,83 +196,3 @@ class NumericTree:
     def coarse_index(self, x: np.ndarray, grid: int) -> np.ndarray:
         """The node of ``grid`` holding every encoded value (cells for two-way marginals)."""
         return np.searchsorted(self.grids[grid], self.index(x), side="right") - 1
-
-
-def spread(parent_mass: np.ndarray, tree: NumericTree, level: int) -> np.ndarray:
-    """Masses of the nodes of ``level`` when every parent's mass is spread in proportion to the
-    leaf weights (equal shares where a parent has no weight)."""
-    w = tree.level_counts(tree.weights[None, :], level)[0]
-    par = tree.parents(level)
-    wp = np.bincount(par, weights=w, minlength=parent_mass.shape[-1])
-    nodes = np.bincount(par, minlength=parent_mass.shape[-1]).astype(np.float64)
-    share = np.where(wp[par] > 0, w / np.where(wp[par] > 0, wp[par], 1.0), 1.0 / nodes[par])
-    return parent_mass[:, par] * share[None, :]
-
-
-def split_mask(tree: NumericTree, level: int, mass: np.ndarray, threshold: float) -> np.ndarray:
-    """``(groups, nodes of level)``: the nodes whose parent is split (estimate >= threshold, and
-    more than one child)."""
-    par = tree.parents(level)
-    kids = np.bincount(par, minlength=mass.shape[-1])
-    split = (mass > 0) & (mass >= threshold) & (kids[None, :] > 1)
-    return split[:, par]
-
-
-def make_consistent(noisy: np.ndarray, mask: np.ndarray, spread_mass: np.ndarray, tree: NumericTree,
-                    level: int, project) -> np.ndarray:
-    """Node masses of ``level``: where measured (``mask``), the noisy children of each split parent
-    projected onto the counts summing to the parent's mass (``project(v, total)``); elsewhere the
-    spread mass. Children of a parent are contiguous, so each split parent is one slice."""
-    out = spread_mass.copy()
-    par = tree.parents(level)
-    starts = np.searchsorted(par, np.arange(par[-1] + 2))
-    for g, p in zip(*np.nonzero(_split_parents(mask, par))):
-        a, b = starts[p], starts[p + 1]
-        out[g, a:b] = project(noisy[g, a:b], float(spread_mass[g, a:b].sum()))
-    return out
-
-
-def _split_parents(mask: np.ndarray, par: np.ndarray) -> np.ndarray:
-    """``(groups, parents)``: which parents have their children measured."""
-    out = np.zeros((mask.shape[0], int(par[-1]) + 1), dtype=bool)
-    g, i = np.nonzero(mask)
-    out[g, par[i]] = True
-    return out
-
-
-def refine_levels(trees, leaf_counts, top_mass, depths, threshold, measure, project, record=None) -> list:
-    """Leaf masses ``(groups, n_cells)`` of every tree, from the released masses of its coarsest
-    level ``top_mass`` down: at each level below, the children of every split node of the columns
-    measured that deep (``depths``) are released together by ``measure(level, exact counts)`` (one
-    Gaussian release per level) and made consistent with their parent; every other node gets its
-    parent's mass spread by the leaf weights. Only the exact counts go to ``measure``; what is
-    measured is decided from released masses and public quantities (post-processing). ``record``: a
-    list that gets, per level below the coarsest, the ``(column, group, node)`` of every released
-    count in release order."""
-    mass = [np.asarray(m, dtype=np.float64) for m in top_mass]
-    for lev in range(1, max((t.depth for t in trees), default=1)):
-        masks, values, ids = {}, [], []
-        for j, t in enumerate(trees):
-            if lev < min(t.depth, depths[j]):
-                masks[j] = split_mask(t, lev, mass[j], threshold)
-                values.append(t.level_counts(leaf_counts[j], lev)[masks[j]])
-                if record is not None:
-                    g, i = np.nonzero(masks[j])
-                    ids.append(np.column_stack([np.full(g.size, j), g, i]))
-        noisy = measure(lev, np.concatenate(values)) if values and sum(v.size for v in values) else None
-        if record is not None and noisy is not None:
-            record.append(np.concatenate(ids).astype(np.int64))
-        start = 0
-        for j, t in enumerate(trees):
-            if lev >= t.depth:
-                continue
-            spread_mass = spread(mass[j], t, lev)
-            if j in masks and noisy is not None:
-                full = np.zeros_like(spread_mass)
-                k = int(masks[j].sum())
-                full[masks[j]] = noisy[start:start + k]
-                start += k
-                mass[j] = make_consistent(full, masks[j], spread_mass, t, lev, project)
-            else:
-                mass[j] = spread_mass
-    return mass

@@ -7,37 +7,66 @@ the range kept), maps every numeric column to normal scores through them before 
 :class:`~privrelease.mechanisms.gauss_mixture.gauss_pca.GaussPCA` (a Gaussian copula), and after
 sampling maps numeric columns back through the DP quantiles and assigns categorical levels so
 that their frequencies meet the DP marginals.
+
+The mechanism reads plan -> measure -> estimate -> sample, one module each: :mod:`.copula_plan` (public
+facts only: trees, groups, pair plan, the :class:`~.copula_plan.CopulaBudget`), :mod:`.copula_measure`
+(the only code that reads records or draws noise), :mod:`.copula_estimate` (the model fitted to the
+released measurements) and :mod:`.copula_sample` (records drawn from it); tuning constants in
+:mod:`.copula_defaults`.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import replace
 from numbers import Integral, Real
 from typing import Callable, ClassVar, Iterable
 
 import numpy as np
 
-from ...dp.calibration import accounting_mode, calibrate_rho, zcdp_noise_multiplier
+from ...dp.calibration import accounting_mode, zcdp_noise_multiplier
 from ...dp.costs import check_delta
 from ...engine.passes import ChunkPasses
 from ...errors import DataWarning, InputDataError, ParameterError
 from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
-from ..constraints import BOOL, COMMON, FRACTION, Instance, Interval, N_CLASSES, Options
-from .copula_parts import (CELL_SIGMAS, COARSE_CELLS, DEFAULT_MARGINAL_SHARE, DEFAULT_THRESHOLD, LATENT_BOUND,
-                           CellCounter, CopulaTransform, LatentPasses, auto_marginal_share, coarse_plan, cumulative_masses, denoise,
-                           decode_latent, histogram_sensitivity, marginals_from_noisy, merge_cell_counts, plan_cells,
-                           project_to_simplex, quota_assign, split_budget)
-from . import copula_tree
-from .copula_tree import DEFAULT_BRANCHING, DEFAULT_SPLIT_SIGMAS, NumericTree, leaf_cap, refine_levels
+from ..constraints import BOOL, COMMON, FRACTION, N_CLASSES, Instance, Interval, Options
+from . import copula_defaults as D
+from .copula_estimate import (
+    cumulative_masses,
+    marginals_from_noisy,
+    orient,
+    project_to_simplex,
+    refine_levels,
+)
+from .copula_measure import (
+    CellCounter,
+    CopulaTransform,
+    count_cells,
+    count_pairs,
+    level_measurer,
+    measure_mixture,
+    measure_top_levels,
+    pooled_counts,
+    tree_rounds,
+)
+from .copula_plan import (
+    MEASURE_SENSITIVITY,
+    SCORE_SENSITIVITY,
+    accounting_epsilon,
+    auto_marginal_share,
+    coarse_plan,
+    plan_budget,
+    plan_cells,
+    plan_pair_stage,
+)
+from .copula_sample import model_counts, sample_copula
+from .copula_tree import NumericTree, leaf_cap
 from .gauss_pca import GaussPCA
-from .pair_tree import fit_tree, plan_pair_stage
-from .pairs import accounting_epsilon, run_pairs, split_budget_with, tilted_sample
 
-__all__ = ["GaussCopula", "NumericTree", "CellCounter", "CopulaTransform", "histogram_sensitivity", "denoise",
-           "project_to_simplex", "quota_assign", "split_budget", "CELL_SIGMAS", "DEFAULT_BRANCHING",
-           "DEFAULT_MARGINAL_SHARE", "DEFAULT_SPLIT_SIGMAS", "DEFAULT_THRESHOLD", "LATENT_BOUND", "plan_cells"]
+__all__ = ["GaussCopula"]
+
 
 class GaussCopula(SyntheticMechanism):
     """Gaussian copula over DP one-way marginals, with the gauss-pca mixture as its dependence model.
@@ -70,23 +99,20 @@ class GaussCopula(SyntheticMechanism):
         ``n / C`` records would fill at least 8 cells with 8 noise stds each.
     threshold : float >= 0, default 0
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
-        its total; t > 0 first sets the cells below t noise stds to 0 (:func:`denoise`).
-    pair_model : "tree" (default) or "tilt"
-        How the pair stage honours its measurements: ``"tree"`` (:mod:`.pair_tree`) measures a
-        spanning tree of pairs of categorical columns and numeric node blocks and decodes along it;
-        ``"tilt"`` (:mod:`.pairs`) reweights a pool drawn from the copula.
+        its total; t > 0 first sets the cells below t noise stds to 0 (:func:`~.copula_estimate.denoise`).
     pair_rounds : "auto" (default) or int >= 0
-        Measured pairs (0: no pair stage). ``"auto"``: with the tree, one fewer than the attributes
-        it can decode (a spanning tree); with the tilt, from the public n and budget.
+        Measured pairs of the pair tree (a spanning tree of pairs of categorical
+        columns and numeric node blocks, the release decoded along it; 0: no pair stage). ``"auto"``:
+        one fewer than the attributes it can decode (a spanning tree), with second parents and halved
+        nodes where the measurements are precise, off where they would be mostly noise.
     pair_share : "auto" (default) or float in (0, 1)
-        The pair stage's share of the total zCDP rho (the rest split as above); ``"auto"``: 0.2 for
-        the tree, 0.3 for the tilt.
+        The pair stage's share of the total zCDP rho (the rest split as above); ``"auto"``: 0.2.
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     coarse_cells : int >= 0, default COARSE_CELLS
         Each numeric column also enters the mixture as a one-hot block of its tree's nodes on the
         finest grid with at most this many (0: off), so that it can hold non-monotone dependence
-        (:func:`~.copula_parts.numeric_values` samples the node, then the value inside it).
+        (:func:`~.copula_sample.numeric_values` samples the node, then the value inside it).
     n_classes : int or None
         Number of label levels (public; the release passes it from the schema). Required to
         fit labelled data: it is never read from the labels.
@@ -104,6 +130,7 @@ class GaussCopula(SyntheticMechanism):
         ``by_label``, else one group)
     label_weights_ : DP class shares (None without a label)
     mixture_ : the fitted :class:`GaussPCA` on the latent matrix
+    budget_ : the :class:`~.copula_plan.CopulaBudget` (every share, sensitivity and noise multiplier)
     rho_, rho_split_, privacy_cost_, sensitivities_, noise_scales_, budget_split_
 
     Notes
@@ -134,13 +161,13 @@ class GaussCopula(SyntheticMechanism):
        most one cell containing a given record, so replacing one record (its label too) moves
        at most two cells per histogram by 1: ``sqrt(2 d_l)`` for the ``d_l`` histograms of
        round l. Every round uses the same std ``sigma = sqrt(2 d) / sqrt(2 rho_hist)`` with
-       ``d = sum_l d_l`` fixed in advance from the public depths (:func:`plan_cells`), so
+       ``d = sum_l d_l`` fixed in advance from the public depths (:func:`~.copula_plan.plan_cells`), so
        round l is ``d_l / sigma^2``-zCDP and adaptive composition gives
        ``d / sigma^2 = rho_hist``: the rounds cost what one Gaussian release of all levels
-       would (:func:`histogram_sensitivity` of ``d``). Post-processing: class sizes from the
+       would (:func:`~.copula_plan.histogram_sensitivity` of ``d``). Post-processing: class sizes from the
        round-1 row sums (inverse-variance average, projected onto the public n); each round-1
        histogram projected onto the counts summing to its class size
-       (:func:`project_to_simplex`); measured children projected onto the counts summing to
+       (:func:`~.copula_estimate.project_to_simplex`); measured children projected onto the counts summing to
        their parent's estimate; an unsplit node's estimate spread over its leaves by width.
     2. Copula transform (post-processing of the released marginals, applied to each
        record alone). A numeric value in cell k of released left mass ``F_k`` and mass
@@ -164,11 +191,11 @@ class GaussCopula(SyntheticMechanism):
        assigned greedily by the sampled one-hot scores, highest first, until each level's
        quota is full.
 
-    5. Pair tree (``pair_model="tree"``, :mod:`.pair_tree`): one more pass counts the candidate pairs;
+    5. Pair tree: one more pass counts the candidate pairs;
        a privately chosen spanning tree of them (and second parents where precise) is measured and the
        categorical columns and numeric nodes are decoded along it (derivation in its Notes).
 
-    Groups and depths are decided from public quantities only (:func:`plan_cells`): with few
+    Groups and depths are decided from public quantities only (:func:`~.copula_plan.plan_cells`): with few
     records every tree is released at its coarsest level (a warning says so), never piled
     onto the bounds (an unsplit node spreads nothing onto a bound's atom).
 
@@ -189,7 +216,6 @@ class GaussCopula(SyntheticMechanism):
         "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Interval(Real, 0, None, closed="left")],
-        "pair_model": [Options("tree", "tilt")],
         "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")],
         "pair_share": [Options("auto"), *FRACTION],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
@@ -211,9 +237,9 @@ class GaussCopula(SyntheticMechanism):
                                                         missing_numeric=True)
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
-                 branching=DEFAULT_BRANCHING, split_sigmas=DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold=DEFAULT_THRESHOLD, pair_model="tree", pair_rounds="auto", pair_share="auto", n_components=None,
-                 coarse_cells=COARSE_CELLS,
+                 branching=D.DEFAULT_BRANCHING, split_sigmas=D.DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
+                 threshold=D.DEFAULT_THRESHOLD, pair_rounds="auto", pair_share="auto", n_components=None,
+                 coarse_cells=D.COARSE_CELLS,
                  n_classes=None, accounting="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
@@ -225,7 +251,7 @@ class GaussCopula(SyntheticMechanism):
         self.max_leaves = max_leaves
         self.by_label = by_label
         self.threshold = threshold
-        self.pair_model, self.pair_rounds, self.pair_share = pair_model, pair_rounds, pair_share
+        self.pair_rounds, self.pair_share = pair_rounds, pair_share
         self.n_components = n_components
         self.coarse_cells = coarse_cells
         self.n_classes = n_classes
@@ -265,7 +291,7 @@ class GaussCopula(SyntheticMechanism):
             raise ParameterError(f"missing must give one bool per numeric column ({p1}), got {self.missing!r}")
         self.domain_ = dom
         cap = int(self.max_leaves) if self.max_leaves is not None else leaf_cap(p1, groups)
-        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap, copula_tree.TOP_NODES)
+        self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap, D.TOP_NODES)
                        for (lo, hi, r), miss in zip(grids, missing)]
         self._nan_ok = tuple(int(dom.numeric[j]) for j in range(p1) if missing[j])
         return eps, delta
@@ -273,67 +299,7 @@ class GaussCopula(SyntheticMechanism):
     def _mode(self) -> str:
         return accounting_mode(self.accounting, self.source_.secure)
 
-    def _split(self, eps: float, delta: float, mode: str, share: float) -> tuple:
-        """``((rho, rho_hist, rho_mix, eps_mix), pair rhos)``: without the pair stage, :func:`split_budget`."""
-        if self.pair_plan_ is None:
-            return split_budget(eps, delta, mode, share), {}
-        return split_budget_with(self.pair_plan_, eps, delta, mode, share)
-
-    def _calibrate(self, eps: float, delta: float, share: float):
-        self.accounting_mode_, self._pair_rho = (mode := self._mode()), {}
-        if math.isinf(eps):
-            self.rho_ = math.inf
-            self._pair_rho = {} if self.pair_plan_ is None else {"pairs_measure": math.inf, "pairs_select": math.inf}
-            self.rho_split_ = {"marginals": math.inf, "mixture": math.inf, **self._pair_rho}
-            return math.inf
-        if share == 0 and self.pair_plan_ is None:  # no histogram is released: the mixture gets the whole budget
-            self.rho_ = calibrate_rho(eps, delta, mode, 0.0)
-            self.rho_split_ = {"marginals": 0.0, "mixture": self.rho_}
-            return eps
-        (rho, rho_hist, rho_mix, eps_mix), self._pair_rho = self._split(eps, delta, mode, float(share) or 1e-9)
-        if not (rho_hist > 0 and rho_mix > 0):
-            raise ParameterError(f"marginal_share={self.marginal_share} leaves no budget for one of the two parts")
-        self.rho_ = rho
-        self.rho_split_ = {"marginals": rho_hist, "mixture": rho_mix, **self._pair_rho}
-        return eps_mix
-
-    # ---- pass 1: histograms ----------------------------------------------------------------
-    def _release_marginals(self, counts, n):
-        """Gaussian mechanism on the coarsest level of every numeric tree with the categorical (and
-        label) histograms, projection to valid distributions, then the finer tree levels."""
-        k = len(self.cells_)
-        sens = histogram_sensitivity(self.n_histograms_)
-        nm = zcdp_noise_multiplier(self.rho_split_["marginals"])
-        self.sensitivities_ = {"marginals_l2": sens}
-        self.noise_scales_ = {}
-        self.source_.set_value_bound(float(max(n, 1)))  # every cell count lies in [0, n] (n public)
-        top = [t.level_counts(h, 0) for t, h in zip(self.cells_, counts[:k])] + list(counts[k:])
-        flat = np.concatenate([c.ravel() for c in top]).astype(np.float64)
-        noisy = self._gaussian("marginals_std", flat, sens, nm, flat.size)
-        std = self.noise_scales_["marginals_std"]
-        parts, start = [], 0
-        for c in top:
-            parts.append(noisy[start:start + c.size].reshape(c.shape))
-            start += c.size
-        n_feat = k + len(self.domain_.blocks)
-        marg, self.label_weights_, sizes = marginals_from_noisy(parts, n_feat, n, self.labelled_,
-                                                                float(self.threshold) * std)
-
-        def measure(level, exact):
-            return self._gaussian(f"tree_level{level}_std", exact.astype(np.float64), sens, nm, exact.size)
-
-        sizes = np.asarray(sizes, dtype=np.float64)
-        self.measured_nodes_ = []  # per finer round: (column, group, node) of each released count
-        leaves = refine_levels(self.cells_, counts[:k], [m * sizes[:, None] for m in marg[:k]], self.depths_,
-                               float(self.split_sigmas) * std, measure, project_to_simplex, self.measured_nodes_)
-        safe = np.maximum(sizes, 1e-12)[:, None]
-        self.marginals_ = [m / safe for m in leaves] + marg[k:]
-        self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
-
-    def _groups(self, y, n):
-        return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
-
-    # ---- fitting ------------------------------------------------------------------------------
+    # ---- fitting: plan -> measure -> estimate -> sample ------------------------------------------------
     def fit(self, X, y=None):
         """Fit on an encoded matrix (all passes in memory; NaN only in the numeric columns declared
         ``missing``, checked by the counting pass)."""
@@ -357,25 +323,116 @@ class GaussCopula(SyntheticMechanism):
 
     def fit_executor(self, passes, p: int | None = None):
         """Fit by running the passes on ``passes`` (a :mod:`privrelease.engine.passes` executor:
-        streamed chunks locally, or partitions on a Dask cluster).
-
-        Pass 1 (:meth:`fit_marginals`) maps each chunk to its public cells' counts
-        (:class:`CellCounter`) and releases the DP marginals here; the mixture's passes then run
-        their maps on the copula-transformed chunks (:class:`CopulaTransform`, applied where the
-        chunks are, keyed by each record's global index so that every engine sees the same
-        latent rows). ``p``: the encoded width when no ``domain`` is declared.
-        """
-        self.pairs_ = self.pair_tree_ = None  # a refit forgets an earlier pair stage
-        eps_mix = self.fit_marginals(passes, p)
+        streamed chunks locally, or partitions on a Dask cluster); ``p``: the encoded width when no
+        ``domain`` is declared. The maps (cell counts, copula transform, the mixture's sums, pair counts)
+        run where the records are, the noise on the merged sums."""
+        self.pair_tree_ = None  # a refit forgets an earlier pair stage
+        eps_mix = self.fit_marginals(passes, p)  # plan; pass 1 measured; one-way marginals estimated
         self._jitter_seed = int(self.source_.generator.integers(2**63))
         self.coarse_ = coarse_plan(self.domain_, self.cells_, int(self.coarse_cells) if self.marginals_ else 0)
-        mix = GaussPCA(eps_mix, float(self.delta), n_components=self.n_components, n_classes=self._n_classes,
-                       accounting=self.accounting_mode_, domain=self.coarse_.domain, rng=self.source_)
-        mix.fit_executor(LatentPasses(passes, self.copula_transform()))
-        self._adopt_mixture(mix)
-        # the pair stage (one more pass): the tree (.pair_tree) or the tilt (.pairs)
-        run_pairs(self, passes, fit_tree if self.pair_model == "tree" else None)
+        self._adopt_mixture(measure_mixture(passes, self.copula_transform(), eps_mix, float(self.delta),
+                                            self.n_components, self._n_classes, self.accounting_mode_,
+                                            self.coarse_.domain, self.source_))
+        if self.pair_plan_ is not None:  # one more pass: the pair tree measured, then estimated
+            self._fit_pair_tree(passes)
         return self
+
+    def fit_marginals(self, passes, p: int | None = None) -> float:
+        """Pass 1: count every column's public cells, plan the release from public facts (n, the
+        classes, the budget) and release the DP one-way marginals. Returns the mixture's epsilon."""
+        if isinstance(self.domain, EncodedDomain):
+            p = self.domain.p
+        elif p is None:
+            raise ParameterError("gauss-copula needs a declared domain (or the encoded width p) to fit on passes")
+        C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
+        eps, delta = self._setup(p, C or 1)
+        self._eps_delta, self.notes_ = (eps, delta), []
+        n, n_labelled, counts, label_counts, _ = count_cells(passes, self._counter(C))
+        if n_labelled and C is None:
+            C = self._declared_classes()  # raises: refused before any noise is drawn
+        if n == 0:
+            raise InputDataError("the input has no records")
+        if 0 < n_labelled < n:
+            raise InputDataError("some chunks have labels and others not")
+        self._n_classes = C
+        self._plan(int(n), n_labelled > 0, C, len(counts) - len(self.cells_), label_counts is not None)
+        counts = pooled_counts(list(counts), self.labelled_, self.groups_, label_counts if self.labelled_ else None)
+        if counts:
+            self._release_marginals(counts, self.n_)
+        else:
+            self.sensitivities_, self.noise_scales_ = {}, {}
+            self.marginals_, self.label_weights_, self._cdf, self._nonempty = [], None, [], []
+        return self.budget_.epsilon_mixture
+
+    def _plan(self, n: int, labelled: bool, C, n_cat: int, label: bool) -> None:
+        """The public plan (:mod:`.copula_plan`): the pair tree, the histograms' share, groups and depths,
+        and the budget, from n, the classes, (epsilon, delta) and the schema's trees only."""
+        (eps, delta), mode = self._eps_delta, self._mode()
+        self.n_, self.labelled_, self.accounting_mode_ = n, labelled, mode
+        classes = C if labelled else 0
+        self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
+        self.pair_plan_ = plan_pair_stage(self, classes, eps, delta, mode)
+        self.marginal_share_ = auto_marginal_share(self.domain_, n, eps, classes, self.marginal_share,
+                                                   self.pair_plan_ is not None)
+        budget = plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_, user_share=self.marginal_share)
+        G, self.depths_, self.n_histograms_, coarse = plan_cells(
+            n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(budget.rho_marginals),
+            self.by_label, float(self.split_sigmas), labelled and label)
+        self.groups_ = G
+        if coarse:
+            msg = (f"gauss-copula: with n = {n} records, {n_cat + len(self.cells_)} columns and epsilon = {eps:g}, "
+                   f"the numeric columns are released on the coarsest cells of their trees only (at most "
+                   f"{int(self.branching)} cells each; values uniform inside a cell)")
+            self.notes_.append(msg)
+            warnings.warn(msg, DataWarning, stacklevel=5)
+        histograms = len(self.cells_) + n_cat + int(G == 1 and labelled and label) > 0
+        self.budget_ = replace(plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_, histograms,
+                                           self.marginal_share), histograms=self.n_histograms_)
+        self.rho_, self.rho_split_ = self.budget_.rho, self.budget_.rho_split()
+
+    def _counter(self, n_classes) -> CellCounter:
+        dom = self.domain_
+        return CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_), blocks=tuple(dom.blocks),
+                           n_classes=n_classes, nan_ok=self._nan_ok)
+
+    def _release_marginals(self, counts, n):
+        """The histograms: round 1 measured (the coarsest tree levels with the categorical and label
+        histograms), the one-way marginals estimated, then the finer tree levels measured round by round
+        on the nodes the estimate splits."""
+        k = len(self.cells_)
+        nm = zcdp_noise_multiplier(self.rho_split_["marginals"])
+        first = measure_top_levels(self, counts, n, self.n_histograms_, nm)
+        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, k + len(self.domain_.blocks), n,
+                                                                self.labelled_, float(self.threshold) * first.noise_std)
+        sizes = np.asarray(sizes, dtype=np.float64)
+        self.measured_nodes_ = []  # per finer round: (column, group, node) of each released count
+        leaves = refine_levels(self.cells_, [m * sizes[:, None] for m in marg[:k]], self.depths_,
+                               float(self.split_sigmas) * first.noise_std,
+                               level_measurer(self, counts[:k], self.n_histograms_, nm), project_to_simplex,
+                               self.measured_nodes_)
+        self.marginals_ = [m / np.maximum(sizes, 1e-12)[:, None] for m in leaves] + marg[k:]
+        self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
+
+    def _fit_pair_tree(self, passes) -> None:
+        """The pair tree (:func:`~.copula_measure.tree_rounds` measures, :func:`~.copula_estimate.orient`
+        fits), scored against the copula model's own counts of every candidate (post-processing)."""
+        plan = self.pair_plan_
+        exact = count_pairs(passes, plan, self.n_)
+        model = model_counts(self, plan)
+
+        def refit(edges, measured):
+            tree = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in edges], len(edges))
+            return tree.order, model_counts(self, plan, tree)
+
+        chosen, measured, n_tree = tree_rounds(self, exact, plan, self.rho_split_["pairs_measure"],
+                                            self.rho_split_["pairs_select"], model, refit)
+        self.pair_tree_ = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in chosen], n_tree)
+        self.pairs_measured_ = [plan.pairs[r] for r in chosen]
+        self.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
+        self.passes_ += 1
+
+    def _groups(self, y, n):
+        return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
 
     def copula_transform(self) -> CopulaTransform:
         """The fitted per-chunk copula map (post-processing of the released marginals)."""
@@ -396,79 +453,14 @@ class GaussCopula(SyntheticMechanism):
         self.n_classes_ = mix.n_classes_
         self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
         self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
+        pairs = {k: v for k, v in self.rho_split_.items() if k.startswith("pairs_")}
         self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
-                              **{f"rho_{k}": float(v) for k, v in self._pair_rho.items()},
+                              **{f"rho_{k}": float(v) for k, v in pairs.items()},
                               **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
         self.passes_ = 1 + int(mix.passes_)
         eps = float(self.epsilon)
         self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
                        self.rho_ if math.isfinite(self.rho_) else None)
-
-    def fit_marginals(self, passes, p: int | None = None) -> float:
-        """Pass 1: count every column's public cells and release the DP one-way marginals.
-
-        Returns the epsilon handed to the mixture (see the Notes on the budget).
-        """
-        if isinstance(self.domain, EncodedDomain):
-            p = self.domain.p
-        elif p is None:
-            raise ParameterError("gauss-copula needs a declared domain (or the encoded width p) to fit on passes")
-        C = None if self.n_classes is None else self._check_int(self.n_classes, "n_classes", 1)
-        eps, delta = self._setup(p, C or 1)
-        self._eps_delta, self.notes_ = (eps, delta), []
-        out = self._count_cells(passes, C)
-        if out[1] and C is None:
-            C = self._declared_classes()  # raises: refused before any noise is drawn
-        n, n_labelled, counts, label_counts, _ = out
-        self._n_classes = C
-        if n == 0:
-            raise InputDataError("the input has no records")
-        if 0 < n_labelled < n:
-            raise InputDataError("some chunks have labels and others not")
-        self.n_ = int(n)
-        self.labelled_ = labelled = n_labelled > 0
-        self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
-        self.pair_plan_ = plan_pair_stage(self, C if labelled else 0, eps, delta, self._mode())
-        self.marginal_share_ = auto_marginal_share(self.domain_, self.n_, eps, C if labelled else 0, self.marginal_share,
-                                                   getattr(self.pair_plan_, "model", None) == "tree")
-        counts = [h if labelled else h[:1] for h in counts]
-        counts = self._choose_cells(counts, self.n_, label_counts if labelled else None)
-        eps_mix = self._calibrate(eps, delta, self.marginal_share_ if counts else 0.0)
-        if counts:
-            self._release_marginals(counts, self.n_)
-        else:
-            self.sensitivities_, self.noise_scales_ = {}, {}
-            self.marginals_, self.label_weights_, self._cdf, self._nonempty = [], None, [], []
-        return eps_mix
-
-    def _choose_cells(self, counts, n, label_counts):
-        """Which groups and tree levels, from public quantities only (:func:`plan_cells`); the exact
-        leaf counts are kept (summed over the classes when not per class)."""
-        eps, delta = self._eps_delta
-        rho_h = math.inf if math.isinf(eps) else \
-            self._split(eps, delta, self._mode(), self.marginal_share_)[0][1]
-        n_cat = len(counts) - len(self.cells_)
-        G, self.depths_, self.n_histograms_, coarse = plan_cells(
-            n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(rho_h), self.by_label,
-            float(self.split_sigmas), label_counts is not None)
-        if G == 1 and self.groups_ > 1:
-            counts = [h.sum(axis=0, keepdims=True) for h in counts]
-        self.groups_ = G
-        if coarse:
-            msg = (f"gauss-copula: with n = {n} records, {len(counts)} columns and epsilon = {eps:g}, the numeric "
-                   f"columns are released on the coarsest cells of their trees only (at most "
-                   f"{int(self.branching)} cells each; values uniform inside a cell)")
-            self.notes_.append(msg)
-            warnings.warn(msg, DataWarning, stacklevel=4)
-        return counts + [label_counts] if (G == 1 and label_counts is not None) else counts
-
-    def _count_cells(self, passes, n_classes):
-        """One pass of :class:`CellCounter` (per class when ``n_classes`` is known)."""
-        dom = self.domain_
-        counter = CellCounter(p=dom.p, numeric=tuple(dom.numeric), cells=tuple(self.cells_),
-                              blocks=tuple(dom.blocks), n_classes=n_classes, nan_ok=self._nan_ok)
-        out = passes.run(counter, merge=merge_cell_counts)
-        return out if out is not None else (0, 0, (), None, 0)
 
     def fit_stats(self, stats):
         """Not available: the copula needs its marginal pass before the mixture's statistics exist,
@@ -486,15 +478,7 @@ class GaussCopula(SyntheticMechanism):
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
-        if getattr(self, "pairs_", None) is not None:
-            return tilted_sample(self, n)
-        return self._sample_copula(n, getattr(self, "pair_tree_", None))
-
-    def _sample_copula(self, n: int, tree=None):
-        """``n`` records of the copula model (the mixture, rank matching and quotas); with a fitted
-        :class:`~.pair_tree.PairTree`, its attributes decoded along it."""
-        Z, y = self.mixture_.sample(n)
-        return decode_latent(self, Z, y, tree), y
+        return sample_copula(self, n, getattr(self, "pair_tree_", None))
 
     def certificate_extra(self) -> dict:
         d = {
@@ -503,6 +487,7 @@ class GaussCopula(SyntheticMechanism):
             "accounting": self.accounting_mode_,
             "marginal_cells": [int(c.n_cells) for c in self.cells_], "released_precision": [c.precision for c in self.cells_],
             "tree_levels": [int(d) for d in getattr(self, "depths_", ())],
+            "budget": self.budget_.as_dict(),
             "marginals": ("DP one-way histograms on public cells, numeric columns as trees measured level by "
                           "level (Gaussian mechanism, L2 sensitivity sqrt(2 d), d histograms over all levels)"),
             "n_components": int(self.n_components_),
@@ -513,7 +498,7 @@ class GaussCopula(SyntheticMechanism):
             "n_treated_as_public": True,
         }
         if math.isfinite(self.rho_):
-            d["epsilon_check_dp_accounting"] = accounting_epsilon(self)
+            d["epsilon_check_dp_accounting"] = accounting_epsilon(self.budget_, self.mixture_.rho_)
             d["epsilon_target"] = float(self.epsilon)
             d["delta"] = float(self.delta)
         return d

@@ -1,0 +1,240 @@
+"""gauss-copula's estimation stage: the model fitted to the released measurements.
+
+Everything here is post-processing: it sees the noisy answers of :mod:`.copula_measure` and their noise
+stds (and public geometry: the trees, the coarse plan), never a record and never the budget. It turns
+
+* the released histograms into one-way distributions per group (:func:`marginals_from_noisy`: class
+  sizes averaged over every histogram and projected onto the public n, each histogram projected onto
+  the counts summing to its class size) and the numeric trees' finer rounds into consistent leaf masses
+  (:func:`refine_levels`, which also chooses, from released masses, the nodes the next round measures);
+* the pair tree's measured pairs into the fitted :class:`PairTree` (:func:`orient`: each measured table
+  projected onto the released one-way marginals of its two attributes and split per class by raking,
+  with :mod:`privrelease.estimation`).
+
+The mixture (:class:`~.gauss_pca.GaussPCA`) fits itself to its own released statistics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...estimation import class_tables, fitted_table
+from . import copula_defaults as D
+from .copula_plan import PairPlan, pair_level
+from .copula_tree import NumericTree
+
+
+# ---- one-way histograms -------------------------------------------------------------------------------
+def denoise(noisy: np.ndarray, total: float, floor: float) -> np.ndarray:
+    """Counts summing to ``total`` from a noisy histogram (post-processing).
+
+    Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled
+    to the total; when no cell passes, the Euclidean projection onto the simplex is used.
+    """
+    if floor > 0:
+        v = np.where(noisy >= floor, noisy, 0.0)
+        if v.sum() > 0:
+            return v * (total / v.sum())
+    return project_to_simplex(noisy, total)
+
+
+def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
+    """Euclidean projection of ``v`` onto ``{c >= 0, sum c = total}`` (post-processing)."""
+    v = np.asarray(v, dtype=np.float64)
+    if total <= 0:
+        return np.zeros_like(v)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - total
+    k = np.arange(1, v.size + 1)
+    r = int(np.nonzero(u - css / k > 0)[0][-1])
+    theta = css[r] / (r + 1.0)
+    return np.maximum(v - theta, 0.0)
+
+
+def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor: float):
+    """Post-processing of the noisy histograms: ``(marginals, label weights, group sizes)``.
+
+    ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
+    (one group, labelled) the label's. With several groups (classes) the class sizes are the
+    inverse-variance average of every feature histogram's row sums (noise variance ``K_j std^2``)
+    projected onto the counts summing to the public n; each class row is then made a distribution
+    summing to its class size (:func:`denoise` with ``floor``) and divided by it.
+    """
+    G = parts[0].shape[0] if parts else 1
+    label = None
+    if G > 1:
+        w = np.array([1.0 / h.shape[1] for h in parts[:n_feat]])
+        est = sum(wj * h.sum(axis=1) for wj, h in zip(w, parts[:n_feat])) / w.sum()
+        sizes = project_to_simplex(est, float(n))
+    else:
+        sizes = np.array([float(n)])
+        if labelled:
+            label = denoise(parts[n_feat].ravel(), float(n), floor)
+    safe = np.maximum(sizes, 1e-12)
+    marginals = [np.stack([denoise(h[c], sizes[c], floor) / safe[c] for c in range(G)]) for h in parts[:n_feat]]
+    weights = (sizes / n if G > 1 else label / n) if labelled else None
+    return marginals, weights, sizes
+
+
+def cumulative_masses(marginals: list) -> tuple[list, list]:
+    """Per numeric marginal ``(G, K)``: the left masses ``F`` ``(G, K + 1)``, and for every cell the
+    last non-empty cell at or before it (rounding at u -> 1 must not land in an empty trailing cell)."""
+    cdf = [np.concatenate([np.zeros((m.shape[0], 1)), np.cumsum(m, axis=1)], axis=1) for m in marginals]
+    nonempty = [np.maximum.accumulate(np.where(m > 0, np.arange(m.shape[1]), 0), axis=1) for m in marginals]
+    return cdf, nonempty
+
+
+# ---- the numeric trees' finer levels ------------------------------------------------------------------
+def spread(parent_mass: np.ndarray, tree: NumericTree, level: int) -> np.ndarray:
+    """Masses of the nodes of ``level`` when every parent's mass is spread in proportion to the
+    leaf weights (equal shares where a parent has no weight)."""
+    w = tree.level_counts(tree.weights[None, :], level)[0]
+    par = tree.parents(level)
+    wp = np.bincount(par, weights=w, minlength=parent_mass.shape[-1])
+    nodes = np.bincount(par, minlength=parent_mass.shape[-1]).astype(np.float64)
+    share = np.where(wp[par] > 0, w / np.where(wp[par] > 0, wp[par], 1.0), 1.0 / nodes[par])
+    return parent_mass[:, par] * share[None, :]
+
+
+def split_mask(tree: NumericTree, level: int, mass: np.ndarray, threshold: float) -> np.ndarray:
+    """``(groups, nodes of level)``: the nodes whose parent is split (estimate >= threshold, and
+    more than one child)."""
+    par = tree.parents(level)
+    kids = np.bincount(par, minlength=mass.shape[-1])
+    split = (mass > 0) & (mass >= threshold) & (kids[None, :] > 1)
+    return split[:, par]
+
+
+def make_consistent(noisy: np.ndarray, mask: np.ndarray, spread_mass: np.ndarray, tree: NumericTree,
+                    level: int, project) -> np.ndarray:
+    """Node masses of ``level``: where measured (``mask``), the noisy children of each split parent
+    projected onto the counts summing to the parent's mass (``project(v, total)``); elsewhere the
+    spread mass. Children of a parent are contiguous, so each split parent is one slice."""
+    out = spread_mass.copy()
+    par = tree.parents(level)
+    starts = np.searchsorted(par, np.arange(par[-1] + 2))
+    for g, p in zip(*np.nonzero(_split_parents(mask, par))):
+        a, b = starts[p], starts[p + 1]
+        out[g, a:b] = project(noisy[g, a:b], float(spread_mass[g, a:b].sum()))
+    return out
+
+
+def _split_parents(mask: np.ndarray, par: np.ndarray) -> np.ndarray:
+    """``(groups, parents)``: which parents have their children measured."""
+    out = np.zeros((mask.shape[0], int(par[-1]) + 1), dtype=bool)
+    g, i = np.nonzero(mask)
+    out[g, par[i]] = True
+    return out
+
+
+def refine_levels(trees, top_mass, depths, threshold, measure, project, record=None) -> list:
+    """Leaf masses ``(groups, n_cells)`` of every tree, from the released masses of its coarsest
+    level ``top_mass`` down: at each level below, the children of every split node of the columns
+    measured that deep (``depths``) are released together by ``measure(level, masks)`` (one Gaussian
+    release per level, given for each column the ``(groups, nodes)`` mask of the nodes to measure; None
+    when it measured nothing) and made consistent with their parent; every other node gets its parent's
+    mass spread by the leaf weights. What is measured is decided from released masses and public
+    quantities (post-processing). ``record``: a list that gets, per level below the coarsest, the
+    ``(column, group, node)`` of every released count in release order."""
+    mass = [np.asarray(m, dtype=np.float64) for m in top_mass]
+    for lev in range(1, max((t.depth for t in trees), default=1)):
+        masks, ids = {}, []
+        for j, t in enumerate(trees):
+            if lev < min(t.depth, depths[j]):
+                masks[j] = split_mask(t, lev, mass[j], threshold)
+                if record is not None:
+                    g, i = np.nonzero(masks[j])
+                    ids.append(np.column_stack([np.full(g.size, j), g, i]))
+        noisy = measure(lev, masks) if masks else None
+        if record is not None and noisy is not None:
+            record.append(np.concatenate(ids).astype(np.int64))
+        start = 0
+        for j, t in enumerate(trees):
+            if lev >= t.depth:
+                continue
+            spread_mass = spread(mass[j], t, lev)
+            if j in masks and noisy is not None:
+                full = np.zeros_like(spread_mass)
+                k = int(masks[j].sum())
+                full[masks[j]] = noisy[start:start + k]
+                start += k
+                mass[j] = make_consistent(full, masks[j], spread_mass, t, lev, project)
+            else:
+                mass[j] = spread_mass
+    return mass
+
+
+# ---- the pair tree ------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PairTree:
+    """The fitted tree: attributes in decoding order, each with its parent (-1: a root) and, for a
+    child, its conditionals ``P(level | class, parent level)`` (``(G, parent cells, cells)``)."""
+
+    order: tuple
+    parents: tuple
+    conditionals: tuple
+    seconds: tuple = ()   # per position: (second parent, its conditionals) or None
+
+
+def class_counts(mech, a: int) -> np.ndarray:
+    """Released one-way counts of attribute ``a`` per group (``(G, cells)``): its DP marginal (a
+    numeric column's leaf masses summed to its pair level) times the group's released size."""
+    k, n = len(mech.cells_), mech.n_
+    sizes = np.asarray(mech.label_weights_) * n if (mech.groups_ > 1 and mech.label_weights_ is not None) \
+        else np.array([float(n)])
+    marg = mech.cells_[a].grid_counts(mech.marginals_[a], pair_level(mech.cells_[a])) if a < k \
+        else mech.marginals_[a]
+    marg = np.asarray(marg, dtype=np.float64)
+    marg = marg / np.maximum(marg.sum(axis=1, keepdims=True), 1e-300)
+    return marg * sizes[:, None]
+
+
+def bfs(usable, edges) -> tuple:
+    """Decoding order and tree parents: from each part's root (its attribute of most edges), breadth first."""
+    nbrs = {a: [] for a in usable}
+    for a, b in edges:
+        nbrs[a].append(b)
+        nbrs[b].append(a)
+    order, parents, seen = [], [], set()
+    for root in sorted(usable, key=lambda a: (-len(nbrs[a]), a)):
+        if root in seen:
+            continue
+        seen.add(root)
+        queue = [(root, -1)]
+        while queue:
+            a, parent = queue.pop(0)
+            order.append(a)
+            parents.append(parent)
+            for b in nbrs[a]:
+                if b not in seen:
+                    seen.add(b)
+                    queue.append((b, a))
+    return order, parents
+
+
+def orient(mech, plan: PairPlan, measured: list, n_tree: int | None = None) -> PairTree:
+    """Roots (the attribute of most tree edges in each part), breadth-first order and conditionals;
+    a measured pair after the first ``n_tree`` (the tree's edges) gives its later attribute a second
+    parent."""
+    sizes, usable = plan.attributes.sizes, sorted({a for pr in plan.pairs for a in pr})
+    n_tree = len(measured) if n_tree is None else n_tree
+    tables = {}
+    for r, values, prior in measured:
+        a, b = plan.pairs[r]
+        rows, cols = class_counts(mech, a), class_counts(mech, b)
+        T = fitted_table(values.reshape(sizes[a], sizes[b]), prior.reshape(sizes[a], sizes[b]),
+                         rows.sum(axis=0), cols.sum(axis=0) * (rows.sum() / max(cols.sum(), 1e-300)), D.PRIOR_SHARE)
+        tables[(a, b)], tables[(b, a)] = T, T.T
+    order, parents = bfs(usable, [plan.pairs[r] for r, _, _ in measured[:n_tree]])
+    pos = {a: i for i, a in enumerate(order)}
+    second = {}
+    for r, _, _ in measured[n_tree:]:
+        a, b = plan.pairs[r]
+        late, early = (a, b) if pos[a] > pos[b] else (b, a)
+        second[late] = (early, class_tables(tables[(early, late)], class_counts(mech, early), class_counts(mech, late)))
+    conds = [None if parent < 0 else class_tables(tables[(parent, a)], class_counts(mech, parent), class_counts(mech, a))
+             for a, parent in zip(order, parents)]
+    seconds = tuple(second.get(a) if parent >= 0 else None for a, parent in zip(order, parents))
+    return PairTree(tuple(order), tuple(parents), tuple(conds), seconds)
