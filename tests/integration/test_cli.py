@@ -191,3 +191,13 @@ def test_version_and_usage_errors(capsys):
     assert code == 0 and out.strip()
     code, _, err = run_cli(["release", "--bogus"], capsys)
     assert code == 2 and "bogus" in err
+
+
+def test_a_param_that_the_release_itself_takes_is_refused_in_one_line(tmp_path, capsys):
+    """``--param delta=1e-6`` reached release_file twice: an internal TypeError (exit 1)."""
+    from cli_helpers import run_cli
+
+    code, _, err = run_cli(["release", "--example", "adult", "-e", "1", "--seed", "0", "--param", "delta=1e-6",
+                            "--out", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and "--param delta=... is not a mechanism parameter" in err and "--delta" in err, err
+    assert len(err.strip().splitlines()) <= 2 and "TypeError" not in err and not (tmp_path / "o.csv").exists()

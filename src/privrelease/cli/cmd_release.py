@@ -120,10 +120,24 @@ def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **option
             warnings.simplefilter("ignore", PrivateDataWarning)  # written to NAME.private-diagnostics.json
         try:
             with interrupt_notes():
-                return release_file(input, sch, out, name, epsilon, progress=bar, **options, **parse_params(param))
+                return release_file(input, sch, out, name, epsilon, progress=bar, **options,
+                                    **mechanism_params(param, options))
         finally:
             bar.close()
             STATE["bar"] = None
+
+
+def mechanism_params(param: List[str], options: dict) -> dict:
+    """``--param`` items as mechanism parameters; a name the release itself takes (``delta``, ``rng``,
+    ``engine``, ...) is refused in one line with the option that sets it."""
+    params = parse_params(param)
+    taken = sorted(set(params) & (set(options) | {"input_path", "schema", "out_path", "mechanism", "epsilon",
+                                                  "progress"}))
+    if taken:
+        k = taken[0]
+        err(f"--param {k}=... is not a mechanism parameter: the release sets it"
+            + (f" (use --{k.replace('_', '-')})" if k in options and k not in ("rng", "progress") else ""))
+    return params
 
 
 def _compact(x) -> str:
