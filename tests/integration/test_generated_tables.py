@@ -131,17 +131,19 @@ def test_the_checks_catch_a_broken_release_and_an_internal_error():
     schema = {"columns": {"x": {"type": "numeric", "lower": 0, "upper": 1, "step": 0.25, "missing": "allowed"},
                           "n": {"type": "numeric", "lower": 0, "upper": 9, "integer": True},
                           "t": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-02-01", "step": "hour"},
-                          "c": {"type": "categorical", "categories": ["a", "b"], "role": "label"}}}
-    case = Case(pd.DataFrame({"x": ["0.5"], "n": ["3"], "t": ["2020-01-02"], "c": ["a"]}), schema, "laplace", "cli",
-                1.0, 200_000, None, 0)
+                          "c": {"type": "categorical", "categories": ["a", "b"], "role": "label"},
+                          "m": {"type": "categorical", "categories": ["a"], "missing": "allowed"}}}
+    case = Case(pd.DataFrame({"x": ["0.5"], "n": ["3"], "t": ["2020-01-02"], "c": ["a"], "m": [None]}), schema,
+                "laplace", "cli", 1.0, 200_000, None, 0)
     good = pd.DataFrame({"x": ["0.25", ""], "n": ["3", "9"], "t": ["2020-01-05T13:00", "2020-02-01T00:00"],
-                         "c": ["a", "b"]})
+                         "c": ["a", "b"], "m": ["a", ""]})
     case.table = pd.concat([case.table] * 2, ignore_index=True)
     check_release(case, good)
     broken = [good.assign(x=["0.3", ""]), good.assign(x=["0.2500000001", ""]), good.assign(x=["1.25", ""]),
               good.assign(n=["3", ""]), good.assign(n=["3.5", "9"]), good.assign(t=["2020-01-05T13:30", ""]),
               good.assign(t=["2020-01-05T13:00", "2020-03-01T00:00"]), good.assign(c=["a", "(other)"]),
-              good.assign(extra=["1", "2"]), good[["n", "x", "t", "c"]], good.head(1)]
+              good.assign(m=["a", "allowed"]), good.assign(extra=["1", "2"]), good[["n", "x", "t", "c", "m"]],
+              good.head(1)]
     for table in broken:
         with pytest.raises(AssertionError):
             check_release(case, table)
