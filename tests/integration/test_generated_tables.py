@@ -52,6 +52,7 @@ def _run_cli(case, folder: Path, capsys):
     args += [f"--n-synthetic={case.n_synthetic}"] if case.n_synthetic is not None else []
     args += [a for k, v in case.params.items() for a in ("--param", f"{k}={v}")]
     code, _, err = run_cli(args, capsys)
+    assert not re.search(r"\.py:\d+: \w*Warning", err), f"a Python warning on the console: {err}"
     spent, entries = _spent(led)
     if code == 0:
         assert out.exists() and cert.exists(), err
