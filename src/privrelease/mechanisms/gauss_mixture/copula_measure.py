@@ -70,11 +70,12 @@ def check_encoded(X, p: int, blocks=(), nan_ok: tuple = ()) -> np.ndarray:
     if X.ndim != 2 or X.shape[1] != p:
         raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
     finite = np.isfinite(X)
+    some = finite.any()  # a chunk whose values are all missing has no range to check
     if nan_ok:
         finite[:, list(nan_ok)] |= np.isnan(X[:, list(nan_ok)])
     if not finite.all():
         raise InputDataError(f"X must be a finite 2-d encoded matrix with {p} columns")
-    if X.size and (np.nanmin(X) < -1e-12 or np.nanmax(X) > 1 + 1e-12):
+    if some and (np.nanmin(X) < -1e-12 or np.nanmax(X) > 1 + 1e-12):
         raise InputDataError("X must be encoded into [0, 1] (use privrelease.schema.Encoder)")
     check_one_hot(X, blocks)
     return X
