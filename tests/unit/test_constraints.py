@@ -193,3 +193,10 @@ def test_a_chain_of_inequalities_holds_and_a_cycle_is_refused():
     with pytest.raises(SchemaError, match="form a cycle|in a chain of inequalities"):
         Schema.from_dict({"columns": cols, "constraints": [chain[1], {"type": "inequality", "low": "a60",
                                                                        "high": "a30"}]})
+
+
+@pytest.mark.parametrize("mechanism, params", [("pca-gauss", {}), ("pca-gauss", {"output_space": "auto"})])
+def test_a_mechanism_that_may_release_projections_refuses_unless_told_the_original_space(mechanism, params):
+    """pca-gauss's default output space ('auto') may release pc1..pcP, where no rule can be honoured."""
+    with pytest.raises(SchemaError, match="cannot honour"):
+        release(table(800), schema(), mechanism=mechanism, epsilon=1.0, rng=0, **params)

@@ -239,9 +239,12 @@ def construct(schema: Schema, mechanism: str, epsilon, delta, rng, n: int, on_ou
 def check_constraints(cls, schema: Schema, params: dict) -> ConstraintSet:
     """The schema's constraints, refused for a mechanism whose output is not records in the schema's
     columns (they are honoured by mapping released records back to those columns)."""
+    import inspect
+
     constraints = ConstraintSet(schema, schema.constraints)
-    if constraints and (cls.capabilities.output_space != "schema"
-                        or params.get("output_space", "original") not in ("original",)):
+    declared = inspect.signature(cls.__init__).parameters.get("output_space")  # the estimator's default
+    space = params.get("output_space", "original" if declared is None else declared.default)
+    if constraints and (cls.capabilities.output_space != "schema" or space != "original"):
         raise SchemaError(f"the schema states constraints, which mechanism '{cls.name}' cannot honour: its output "
                           f"is not records in the schema's columns; use a mechanism that releases records (the "
                           f"default), or remove 'constraints'")
