@@ -77,3 +77,42 @@ def test_the_budget_without_the_pair_tree():
     assert not b.pairs and set(b.rho_split()) == {"marginals", "mixture"}
     assert b.rho_marginals + b.rho_mixture == pytest.approx(b.rho)
     assert "pairs_l2" not in b.as_dict()
+
+
+def test_every_finer_tree_level_reaches_the_estimation_as_a_measurement(monkeypatch):
+    """Each round of the numeric trees' finer levels crosses to the estimation as a typed
+    :class:`Measurement` naming its nodes (column, group, node), with its noise std: the estimation
+    places the noisy counts by the query, not by a mask it kept."""
+    import numpy as np
+
+    from privrelease.mechanisms.gauss_mixture import gauss_copula as gc
+    from privrelease.schema.encoding import EncodedDomain
+
+    seen, inner = [], gc.level_measurer
+
+    def spy(mech, *args):
+        measure = inner(mech, *args)
+
+        def wrapped(level, masks):
+            out = measure(level, masks)
+            seen.append((mech, level, masks, out))
+            return out
+        return wrapped
+
+    monkeypatch.setattr(gc, "level_measurer", spy)
+    g = np.random.default_rng(0)
+    X = np.column_stack([np.round(g.gamma(2.0, 10.0, 3000).clip(0, 90)) / 90, g.random(3000)])
+    m = GaussCopula(4.0, domain=EncodedDomain(p=2, numeric=(0, 1), blocks=()), rng=0,
+                    grids=((0.0, 90.0, 1.0), (0.0, 1.0, 0.0))).fit(X)
+    assert seen and any(out is not None for *_, out in seen)
+    for mech, level, masks, out in seen:
+        if out is None:
+            continue
+        assert isinstance(out, copula_measure.Measurement)
+        name, lev, nodes = out.query
+        assert (name, lev) == ("tree_level", level) and nodes.shape == (out.noisy.size, 3)
+        assert out.noise_std == mech.noise_scales_[f"tree_level{level}_std"]
+        for j, mask in masks.items():
+            mine = nodes[nodes[:, 0] == j]
+            assert np.array_equal(mine[:, 1:], np.argwhere(mask))
+    assert [ids.tolist() for ids in m.measured_nodes_] == [out.query[2].tolist() for *_, out in seen if out is not None]

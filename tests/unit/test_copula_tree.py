@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from privrelease.mechanisms.gauss_mixture.copula_estimate import project_to_simplex, refine_levels
-from privrelease.mechanisms.gauss_mixture.copula_measure import CellCounter, selected_counts
+from privrelease.mechanisms.gauss_mixture.copula_measure import CellCounter, Measurement, level_nodes, selected_counts
 from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
@@ -16,7 +16,8 @@ from privrelease.schema.encoding import EncodedDomain
 
 def _exact(tree, leaves):
     """A noiseless measurement of the chosen nodes (their exact counts)."""
-    return lambda level, masks: selected_counts([tree], [leaves], level, masks)
+    return lambda level, masks: Measurement(("tree_level", level, level_nodes(masks)),
+                                            selected_counts([tree], [leaves], level, masks), 0.0)
 
 def test_levels_nest_and_sum_to_the_leaves():
     t = NumericTree(0, 2.5, 0.1, branching=4)  # 26 grid points 0.0 .. 2.5: atoms

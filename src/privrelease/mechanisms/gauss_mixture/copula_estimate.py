@@ -5,8 +5,9 @@ stds (and public geometry: the trees, the coarse plan), never a record and never
 
 * the released histograms into one-way distributions per group (:func:`marginals_from_noisy`: class
   sizes averaged over every histogram and projected onto the public n, each histogram projected onto
-  the counts summing to its class size) and the numeric trees' finer rounds into consistent leaf masses
-  (:func:`refine_levels`, which also chooses, from released masses, the nodes the next round measures);
+  the counts summing to its class size) and the numeric trees' finer rounds (one measurement per level,
+  naming its nodes) into consistent leaf masses (:func:`refine_levels`, which also chooses, from released
+  masses, the nodes the next round measures);
 * the pair tree's measured pairs into the fitted :class:`PairTree` (:func:`orient`: each measured table
   projected onto the released one-way marginals of its two attributes and split per class by raking,
   with :mod:`privrelease.estimation`).
@@ -132,38 +133,43 @@ def _split_parents(mask: np.ndarray, par: np.ndarray) -> np.ndarray:
 def refine_levels(trees, top_mass, depths, threshold, measure, project, record=None) -> list:
     """Leaf masses ``(groups, n_cells)`` of every tree, from the released masses of its coarsest
     level ``top_mass`` down: at each level below, the children of every split node of the columns
-    measured that deep (``depths``) are released together by ``measure(level, masks)`` (one Gaussian
-    release per level, given for each column the ``(groups, nodes)`` mask of the nodes to measure; None
-    when it measured nothing) and made consistent with their parent; every other node gets its parent's
-    mass spread by the leaf weights. What is measured is decided from released masses and public
-    quantities (post-processing). ``record``: a list that gets, per level below the coarsest, the
-    ``(column, group, node)`` of every released count in release order."""
+    measured that deep (``depths``) are released together by ``measure(level, masks)`` (given for each
+    column the ``(groups, nodes)`` mask of the nodes to measure; one Gaussian release per level, a
+    :class:`~.copula_measure.Measurement` whose query ``("tree_level", level, nodes)`` names the
+    ``(column, group, node)`` of each noisy count, or None when it measured nothing) and made consistent
+    with their parent; every other node gets its parent's mass spread by the leaf weights. What is
+    measured is decided from released masses and public quantities (post-processing); the noisy counts
+    are placed by their query alone. ``record``: a list that gets every level's measurement, in order."""
     mass = [np.asarray(m, dtype=np.float64) for m in top_mass]
     for lev in range(1, max((t.depth for t in trees), default=1)):
-        masks, ids = {}, []
-        for j, t in enumerate(trees):
-            if lev < min(t.depth, depths[j]):
-                masks[j] = split_mask(t, lev, mass[j], threshold)
-                if record is not None:
-                    g, i = np.nonzero(masks[j])
-                    ids.append(np.column_stack([np.full(g.size, j), g, i]))
-        noisy = measure(lev, masks) if masks else None
-        if record is not None and noisy is not None:
-            record.append(np.concatenate(ids).astype(np.int64))
-        start = 0
+        masks = {j: split_mask(t, lev, mass[j], threshold) for j, t in enumerate(trees) if lev < min(t.depth, depths[j])}
+        measured = measure(lev, masks) if masks else None
+        if record is not None and measured is not None:
+            record.append(measured)
+        placed = _by_column(measured, lev)
         for j, t in enumerate(trees):
             if lev >= t.depth:
                 continue
             spread_mass = spread(mass[j], t, lev)
-            if j in masks and noisy is not None:
-                full = np.zeros_like(spread_mass)
-                k = int(masks[j].sum())
-                full[masks[j]] = noisy[start:start + k]
-                start += k
-                mass[j] = make_consistent(full, masks[j], spread_mass, t, lev, project)
+            if j in placed:
+                (g, i), values = placed[j]
+                noisy, got = np.zeros_like(spread_mass), np.zeros(spread_mass.shape, dtype=bool)
+                noisy[g, i], got[g, i] = values, True
+                mass[j] = make_consistent(noisy, got, spread_mass, t, lev, project)
             else:
                 mass[j] = spread_mass
     return mass
+
+
+def _by_column(measured, level: int) -> dict:
+    """``{column: ((groups, nodes), noisy counts)}`` of one level's measurement, read from its query."""
+    if measured is None:
+        return {}
+    name, lev, nodes = measured.query
+    if (name, lev) != ("tree_level", level) or nodes.shape != (np.size(measured.noisy), 3):
+        raise ValueError(f"a measurement of {measured.query[:2]} is not one of tree level {level}")
+    rows = {j: nodes[:, 0] == j for j in np.unique(nodes[:, 0]).tolist()}
+    return {j: ((nodes[r, 1], nodes[r, 2]), measured.noisy[r]) for j, r in rows.items()}
 
 
 # ---- the pair tree ------------------------------------------------------------------------------------

@@ -13,7 +13,8 @@ The stages:
 
 1. one-way histograms (:class:`CellCounter`, one pass): every numeric column's tree leaves and every
    categorical column's levels, per class; :func:`measure_top_levels` releases round 1 (the coarsest
-   tree levels with the categorical and label histograms), :func:`level_measurer` each finer round;
+   tree levels with the categorical and label histograms), :func:`level_measurer` each finer round
+   (a :class:`Measurement` naming its nodes);
 2. the mixture: :class:`CopulaTransform` maps every record to its latent row (through the released
    marginals, post-processing applied to each record alone) and :func:`measure_mixture` fits the
    gauss-pca mixture on those rows with its own passes and noise;
@@ -174,23 +175,34 @@ def measure_top_levels(mech, counts: list, n: int, d: int, nm: float) -> Measure
 
 def selected_counts(trees, leaf_counts, level: int, masks: dict):
     """The exact counts of the nodes of ``level`` chosen in ``masks`` (``{column: (groups, nodes) bool}``,
-    from released values), columns in order; None when there are none."""
+    from released values), columns in order (each column's in the order of :func:`level_nodes`); None
+    when there are none."""
     values = [trees[j].level_counts(leaf_counts[j], level)[m] for j, m in sorted(masks.items())]
     return np.concatenate(values) if values and sum(v.size for v in values) else None
+
+
+def level_nodes(masks: dict) -> np.ndarray:
+    """``(count, 3)``: the ``(column, group, node)`` of every node chosen in ``masks``, in the order
+    :func:`selected_counts` stacks their counts (columns in order, each mask's nodes row by row)."""
+    ids = [np.column_stack([np.full(g.size, j), g, i]) for j, m in sorted(masks.items()) for g, i in [np.nonzero(m)]]
+    return np.concatenate(ids).astype(np.int64) if ids else np.zeros((0, 3), dtype=np.int64)
 
 
 def level_measurer(mech, leaf_counts, d: int, nm: float):
     """``measure(level, masks)``: round ``level`` of the histograms, the Gaussian mechanism on the exact
     counts of the chosen nodes (:func:`selected_counts`) with the round-1 sensitivity and noise multiplier
     (every round's std is the same; the rounds together cost what one release of all ``d`` histograms
-    would); None when no node is chosen."""
+    would). Returns the :class:`Measurement` ``("tree_level", level, nodes)`` with ``nodes`` the
+    ``(column, group, node)`` of each released count (:func:`level_nodes`); None when no node is chosen."""
     sens = histogram_sensitivity(d)
 
     def measure(level: int, masks: dict):
         exact = selected_counts(mech.cells_, leaf_counts, level, masks)
         if exact is None:
             return None
-        return mech._gaussian(f"tree_level{level}_std", exact.astype(np.float64), sens, nm, exact.size)
+        key = f"tree_level{level}_std"
+        noisy = mech._gaussian(key, exact.astype(np.float64), sens, nm, exact.size)
+        return Measurement(("tree_level", level, level_nodes(masks)), noisy, mech.noise_scales_[key])
 
     return measure
 

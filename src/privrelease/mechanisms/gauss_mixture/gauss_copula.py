@@ -405,11 +405,11 @@ class GaussCopula(SyntheticMechanism):
         marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, k + len(self.domain_.blocks), n,
                                                                 self.labelled_, float(self.threshold) * first.noise_std)
         sizes = np.asarray(sizes, dtype=np.float64)
-        self.measured_nodes_ = []  # per finer round: (column, group, node) of each released count
+        rounds = []  # the finer levels' measurements, in order
         leaves = refine_levels(self.cells_, [m * sizes[:, None] for m in marg[:k]], self.depths_,
                                float(self.split_sigmas) * first.noise_std,
-                               level_measurer(self, counts[:k], self.n_histograms_, nm), project_to_simplex,
-                               self.measured_nodes_)
+                               level_measurer(self, counts[:k], self.n_histograms_, nm), project_to_simplex, rounds)
+        self.measured_nodes_ = [r.query[2] for r in rounds]  # per finer round: (column, group, node) of each count
         self.marginals_ = [m / np.maximum(sizes, 1e-12)[:, None] for m in leaves] + marg[k:]
         self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
 
