@@ -201,3 +201,39 @@ def test_a_param_that_the_release_itself_takes_is_refused_in_one_line(tmp_path, 
                             "--out", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and "--param delta=... is not a mechanism parameter" in err and "--delta" in err, err
     assert len(err.strip().splitlines()) <= 2 and "TypeError" not in err and not (tmp_path / "o.csv").exists()
+
+
+def test_the_release_options_reach_the_pipeline_as_one_typed_value(tmp_path, capsys, monkeypatch):
+    """The CLI builds the release's own options once (:class:`ReleaseOptions`) and hands that value
+    down, with the mechanism's parameters apart; ``release_file``'s keywords build the same value."""
+    import contextlib
+    import dataclasses
+
+    from privrelease.release import pipeline
+    from privrelease.release.options import ReleaseOptions
+
+    class Captured(Exception):
+        pass
+
+    seen = []
+
+    def capture(*args, **kw):
+        seen.append((args, kw))
+        raise Captured
+
+    monkeypatch.setattr(pipeline, "run_release", capture)
+    with contextlib.suppress(Captured):
+        run_cli(["release", "--example", "adult", "-e", "0.5", "--delta", "1e-7", "--seed", "3", "--chunk-rows",
+                 "500", "--param", "n_components=2", "--out", str(tmp_path / "o.csv")], capsys)
+    (args, kw), = seen
+    opts = kw["options"]
+    assert isinstance(opts, ReleaseOptions)
+    assert (opts.delta, opts.rng, opts.chunk_rows, opts.engine, opts.overwrite) == (1e-7, 3, 500, "local", False)
+    assert args[4] == 0.5 and kw["params"] == {"n_components": 2}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.delta = 1.0
+    seen.clear()
+    with contextlib.suppress(Captured):
+        pipeline.release_file("in.csv", None, tmp_path / "o.csv", "laplace", 1.0, delta=1e-7, rng=3, chunk_rows=500,
+                              n_components=2)
+    assert seen[0][1]["options"] == opts and seen[0][1]["params"] == {"n_components": 2}

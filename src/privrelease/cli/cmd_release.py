@@ -53,6 +53,7 @@ def release(
     """Release INPUT under SCHEMA with a mechanism; write the table and its certificate."""
     from ..release import DEFAULT_MECHANISM
     from ..release.construct import epsilon_warning
+    from ..release.options import ReleaseOptions
     from ..schema import Schema
 
     input, schema = _release_inputs(example, input, schema)
@@ -65,12 +66,12 @@ def release(
     if epsilon_warning(epsilon):
         typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
     typer.echo(f"releasing {input} with {name} (epsilon={_compact(epsilon)})", err=True)
-    cert = _release_with_bar(
-        input, sch, out, name, epsilon, param, delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds,
-        n_synthetic=n_synthetic, certificate_path=certificate, ledger=ledger, dataset_id=dataset_id,
-        budget=budget, chunk_rows=chunk_rows, engine=engine, scheduler=scheduler, workers=workers,
-        overwrite=overwrite, sep=sep, encoding=encoding,
+    options = ReleaseOptions(
+        delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds, n_synthetic=n_synthetic,
+        certificate_path=certificate, ledger=ledger, dataset_id=dataset_id, budget=budget, chunk_rows=chunk_rows,
+        engine=engine, scheduler=scheduler, workers=workers, overwrite=overwrite, sep=sep, encoding=encoding,
     )
+    cert = _release_with_bar(input, sch, out, name, epsilon, param, options)
     _say_written(cert, out, certificate, sch, cls)
 
 
@@ -105,31 +106,33 @@ def _checked_mechanism(name: str, epsilon, accept_distributional_privacy: bool):
     return cls
 
 
-def _release_with_bar(input, sch, out, name, epsilon, param: List[str], **options):
-    """:func:`~privrelease.release.release_file` with a progress bar on the terminal (the weak-epsilon
-    warning was already said once). With a certificate, the warnings that depend on single records
-    (clipped columns, a one-class label) go to the private diagnostics only, not to the console."""
+def _release_with_bar(input, sch, out, name, epsilon, param: List[str], options):
+    """:func:`~privrelease.release.pipeline.run_release` of the release's ``options`` (a
+    :class:`~privrelease.release.options.ReleaseOptions`) with a progress bar on the terminal (the
+    weak-epsilon warning was already said once). With a certificate, the warnings that depend on single
+    records (clipped columns, a one-class label) go to the private diagnostics only, not to the console."""
     from ..errors import PrivateDataWarning, WeakPrivacyWarning
-    from ..release import release_file
+    from ..release import pipeline
     from .progress import ProgressBar
 
+    params = mechanism_params(param, options.names())
     bar = STATE["bar"] = ProgressBar()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WeakPrivacyWarning)  # said above, once
-        if options.get("certificate_path") is not None:
+        if options.certificate_path is not None:
             warnings.simplefilter("ignore", PrivateDataWarning)  # written to NAME.private-diagnostics.json
         try:
             with interrupt_notes():
-                return release_file(input, sch, out, name, epsilon, progress=bar, **options,
-                                    **mechanism_params(param, options))
+                return pipeline.run_release(input, sch, out, name, epsilon, options=options, params=params,
+                                            progress=bar)
         finally:
             bar.close()
             STATE["bar"] = None
 
 
-def mechanism_params(param: List[str], options: dict) -> dict:
+def mechanism_params(param: List[str], options) -> dict:
     """``--param`` items as mechanism parameters; a name the release itself takes (``delta``, ``rng``,
-    ``engine``, ...) is refused in one line with the option that sets it."""
+    ``engine``, ...: the names in ``options``) is refused in one line with the option that sets it."""
     params = parse_params(param)
     taken = sorted(set(params) & (set(options) | {"input_path", "schema", "out_path", "mechanism", "epsilon",
                                                   "progress"}))

@@ -2,6 +2,7 @@
 
 * :mod:`.construct`: schema facts and privacy parameters -> a configured mechanism (:class:`Plan`);
 * :mod:`.pipeline`: :func:`release` (in memory) and :func:`release_file` (streamed, local or Dask);
+* :mod:`.options`: :class:`ReleaseOptions`, a file release's own options as one value;
 * :mod:`.certificate`: the publishable :class:`Certificate` and the private diagnostics;
 * :mod:`.transaction`: outputs and ledger charge as one transaction;
 * :mod:`.output`: decoding and writing of released records;
@@ -21,11 +22,12 @@ from .construct import (
     default_total_delta,
     encoders,
 )
-from .pipeline import release, release_file
+from .options import ReleaseOptions
+from .pipeline import release, release_file, run_release
 from .transaction import parse_budget
 
 __all__ = [
     "DEFAULT_MECHANISM", "MIN_RECORDS", "Certificate", "PrivateDiagnostics", "ReleaseResult", "Plan", "release",
-    "release_file", "build_mechanism", "construct", "default_delta", "default_total_delta", "diagnostics_path",
+    "release_file", "run_release", "ReleaseOptions", "build_mechanism", "construct", "default_delta", "default_total_delta", "diagnostics_path",
     "encoders", "parse_budget", "_jsonable",
 ]

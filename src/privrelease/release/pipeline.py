@@ -30,6 +30,7 @@ from .certificate import Certificate, ReleaseResult, diagnostics_path, make_cert
 from .construct import DEFAULT_MECHANISM, Plan, construct
 from .emit import check_output, is_dataset, write_table_output
 from .sources import FileSource, check_engine, dask_client, resolve_inputs
+from .options import ReleaseOptions
 from .output import decode_output, n_draw
 from .progress import Progress, as_progress
 from .transaction import Transaction, check_ledger_args, ledger_charge
@@ -176,24 +177,38 @@ def release_file(
     ``progress`` is a callable ``(stage, rows)``, or a :class:`~privrelease.release.progress.Progress`,
     which is also told the number of records before the first pass.
     ``sep`` and ``encoding`` read a CSV input (default: the delimiter sniffed from its first lines, UTF-8).
-    Other parameters as in :func:`release`.
+    Other parameters as in :func:`release`. The release's own options become one
+    :class:`~privrelease.release.options.ReleaseOptions` (:func:`run_release` takes that value).
     """
+    options = ReleaseOptions(delta=delta, rng=rng, on_out_of_bounds=on_out_of_bounds, n_synthetic=n_synthetic,
+                             certificate_path=certificate_path, ledger=ledger, dataset_id=dataset_id, budget=budget,
+                             chunk_rows=chunk_rows, engine=engine, scheduler=scheduler, workers=workers,
+                             overwrite=overwrite, sep=sep, encoding=encoding)
+    return run_release(input_path, schema, out_path, mechanism, epsilon, options=options, params=params,
+                       progress=progress)
+
+
+def run_release(input_path: str | Path, schema: Schema, out_path: str | Path, mechanism: str, epsilon: float | None,
+                *, options: ReleaseOptions, params: dict, progress=None) -> Certificate:
+    """:func:`release_file` with the release's own options as one value and the mechanism's parameters
+    (``params``) apart."""
+    o = options
     out_path, progress = Path(out_path), as_progress(progress)
-    source = _check_file_args(input_path, out_path, schema, chunk_rows, engine, scheduler, workers)
-    source.sep, source.encoding = sep, encoding
-    check_ledger_args(ledger, dataset_id, budget)
+    source = _check_file_args(input_path, out_path, schema, o.chunk_rows, o.engine, o.scheduler, o.workers)
+    source.sep, source.encoding = o.sep, o.encoding
+    check_ledger_args(o.ledger, o.dataset_id, o.budget)
     n = source.count_rows()  # the public n (also checks that the input can be read)
-    warn_extra_columns(table_columns(source.paths[0], sep, encoding), schema, str(input_path))
+    warn_extra_columns(table_columns(source.paths[0], o.sep, o.encoding), schema, str(input_path))
     if progress is not None:
         progress.start(n)
-    plan = construct(schema, mechanism, epsilon, delta, rng, n, on_out_of_bounds, **params)
-    strategy = pick_strategy(plan.mechanism, engine)
-    m = n_draw(plan.mechanism, n_synthetic, n)
-    targets, dirs = _targets(out_path, certificate_path)
-    with Transaction(source.paths, targets, overwrite, private=("diagnostics",), directories=dirs) as tx, \
-            dask_client(scheduler, workers) if engine == "dask" else _no_client() as client:
-        with ledger_charge(ledger, dataset_id, budget, plan, released=lambda: tx.moving), release_threads():
-            cert = _fit_and_write(plan, source, _Engine(engine, client), strategy, m, tx, out_path, progress)
+    plan = construct(schema, mechanism, epsilon, o.delta, o.rng, n, o.on_out_of_bounds, **params)
+    strategy = pick_strategy(plan.mechanism, o.engine)
+    m = n_draw(plan.mechanism, o.n_synthetic, n)
+    targets, dirs = _targets(out_path, o.certificate_path)
+    with Transaction(source.paths, targets, o.overwrite, private=("diagnostics",), directories=dirs) as tx, \
+            dask_client(o.scheduler, o.workers) if o.engine == "dask" else _no_client() as client:
+        with ledger_charge(o.ledger, o.dataset_id, o.budget, plan, released=lambda: tx.moving), release_threads():
+            cert = _fit_and_write(plan, source, _Engine(o.engine, client), strategy, m, tx, out_path, progress)
             tx.commit()
     return cert
 
