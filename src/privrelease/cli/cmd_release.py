@@ -66,11 +66,10 @@ def release(
     if epsilon_warning(epsilon):
         typer.echo(f"warning: {epsilon_warning(epsilon)}", err=True)
     typer.echo(f"releasing {input} with {name} (epsilon={_compact(epsilon)})", err=True)
-    options = ReleaseOptions(
-        delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds, n_synthetic=n_synthetic,
-        certificate_path=certificate, ledger=ledger, dataset_id=dataset_id, budget=budget, chunk_rows=chunk_rows,
-        engine=engine, scheduler=scheduler, workers=workers, overwrite=overwrite, sep=sep, encoding=encoding,
-    )
+    options = ReleaseOptions(delta=delta, rng=seed, on_out_of_bounds=on_out_of_bounds, n_synthetic=n_synthetic,
+                             certificate_path=certificate, ledger=ledger, dataset_id=dataset_id, budget=budget,
+                             chunk_rows=chunk_rows, engine=engine, scheduler=scheduler, workers=workers,
+                             overwrite=overwrite, sep=sep, encoding=encoding)
     cert = _release_with_bar(input, sch, out, name, epsilon, param, options)
     _say_written(cert, out, certificate, sch, cls)
 
