@@ -399,22 +399,23 @@ def _name(v) -> str:
     return v
 
 
-def _categorical(schema, name: str, what: str):
+def _column(schema, name: str, what: str, kind: str):
+    """Column ``name`` of the schema, which must be of ``kind`` (``numeric`` covers dates)."""
     if name not in schema.names:
         raise SchemaError(f"{what} {name} is not a column of the schema")
     col = schema[name]
-    if col.kind != "categorical":
-        raise SchemaError(f"{what} {name} must be a categorical column")
+    if col.kind != kind:
+        raise SchemaError(f"{what} {name} must be a " + ("categorical column" if kind == "categorical" else
+                                                         "numeric or datetime column"))
     return col
+
+
+def _categorical(schema, name: str, what: str):
+    return _column(schema, name, what, "categorical")
 
 
 def _numeric(schema, name: str, what: str):
-    if name not in schema.names:
-        raise SchemaError(f"{what} {name} is not a column of the schema")
-    col = schema[name]
-    if col.kind != "numeric":
-        raise SchemaError(f"{what} {name} must be a numeric or datetime column")
-    return col
+    return _column(schema, name, what, "numeric")
 
 
 def _is_date(c) -> bool:
