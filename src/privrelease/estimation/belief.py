@@ -1,0 +1,140 @@
+"""Calibrated sum-product belief propagation on a junction tree, in log space.
+
+The model is ``log P(x) = sum_C theta_C(x_C) - log Z``, one potential ``theta_C`` per maximal clique
+(an array with one axis per attribute of ``C``, attributes in increasing order). With the tree rooted
+at one clique, the upward pass sends, from each clique ``C`` to its parent over the separator ``S``,
+
+    m_C(x_S) = log sum_{x_C \\ S} exp(b_C(x_C)),   b_C = theta_C + (the messages from C's children),
+
+so that ``b_C - m_C`` is the log of ``P(x_{C \\ S} | x_S)`` under the model (``C``'s subtree is the
+only place its own attributes appear, by the running intersection property). The root's ``b`` is
+``log Z`` plus the log of its marginal. The downward pass then needs no logarithm: each clique's
+marginal is its conditional times its parent's marginal summed onto the separator. Every
+exponential is taken of ``b`` minus its maximum (one maximum per clique, or per separator cell when a
+cell's sum would underflow), so potentials of any magnitude neither overflow nor lose a separator
+cell to underflow.
+
+A tree whose cliques meet over no attributes (empty separators) is handled the same way: the message
+is a constant and the conditional is the marginal of the child's part.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from math import prod
+
+import numpy as np
+
+#: A separator cell whose scaled sum falls below this is summed again with its own maximum.
+UNDERFLOW = 1e-250
+
+
+class CliqueTree:
+    """The tree's shape, fixed once: clique shapes and offsets in one flat vector, a root-first order,
+    each clique's parent, separator and the axes summed over on either side."""
+
+    def __init__(self, sizes, cliques, edges):
+        self.sizes = tuple(int(s) for s in sizes)
+        self.cliques = [tuple(int(a) for a in c) for c in cliques]
+        self.shapes = [tuple(self.sizes[a] for a in c) for c in self.cliques]
+        counts = [prod(s) for s in self.shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        self.cells = int(self.offsets[-1])
+        self.order, self.parent = _root_first(len(self.cliques), edges)
+        self.separator, self.child_axes, self.parent_axes = {}, {}, {}
+        self.in_child, self.in_parent = {}, {}
+        for c in self.order[1:]:
+            p = self.parent[c]
+            sep = tuple(a for a in self.cliques[c] if a in self.cliques[p])
+            self.separator[c] = sep
+            self.child_axes[c] = tuple(i for i, a in enumerate(self.cliques[c]) if a not in sep)
+            self.parent_axes[c] = tuple(i for i, a in enumerate(self.cliques[p]) if a not in sep)
+            self.in_child[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[c])
+            self.in_parent[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[p])
+
+    def views(self, flat: np.ndarray) -> list[np.ndarray]:
+        """Each clique's array, as a view of the flat vector."""
+        return [flat[self.offsets[i]:self.offsets[i + 1]].reshape(s) for i, s in enumerate(self.shapes)]
+
+    def calibrate(self, theta: np.ndarray) -> tuple[np.ndarray, float]:
+        """Clique marginals (probabilities, flat, in the cliques' layout) of the model with flat
+        potentials ``theta``, and ``log Z``."""
+        b_flat = np.array(theta, dtype=np.float64)
+        p_flat = np.empty_like(b_flat)
+        b, p = self.views(b_flat), self.views(p_flat)
+        for c in reversed(self.order[1:]):  # upward: children before parents
+            axes = self.child_axes[c]
+            top = b[c].max()
+            e = np.exp(b[c] - top)
+            s = e.sum(axis=axes, keepdims=True)
+            if s.min() < UNDERFLOW:  # a separator cell far below the clique's maximum: rescale per cell
+                top = b[c].max(axis=axes, keepdims=True)
+                e = np.exp(b[c] - top)
+                s = e.sum(axis=axes, keepdims=True)
+            np.divide(e, s, out=p[c])  # P(x_{C \ S} | x_S), kept in place of the marginal for now
+            message = np.log(s)
+            message += top
+            b[self.parent[c]] += message.reshape(self.in_parent[c])
+        root = self.order[0]
+        top = b[root].max()
+        e = np.exp(b[root] - top)
+        total = e.sum()
+        np.divide(e, total, out=p[root])
+        for c in self.order[1:]:  # downward: the conditional times the parent's separator marginal
+            q = p[self.parent[c]]
+            axes = self.parent_axes[c]
+            p[c] *= (q.sum(axis=axes) if axes else q).reshape(self.in_child[c])
+        return p_flat, float(np.log(total) + top)
+
+    def containing(self, attrs) -> int | None:
+        """A clique holding every attribute of ``attrs`` (the smallest), or None."""
+        want = set(attrs)
+        best = None
+        for i, c in enumerate(self.cliques):
+            if want <= set(c) and (best is None or self.offsets[i + 1] - self.offsets[i] < self.offsets[best + 1] - self.offsets[best]):
+                best = i
+        return best
+
+
+def _root_first(k: int, edges) -> tuple[list[int], dict[int, int]]:
+    """Breadth-first order from clique 0 and each other clique's parent."""
+    adj: list[list[int]] = [[] for _ in range(k)]
+    for i, j in edges:
+        adj[i].append(j)
+        adj[j].append(i)
+    order, parent, queue = [0], {}, deque([0])
+    seen = {0}
+    while queue:
+        c = queue.popleft()
+        for d in adj[c]:
+            if d not in seen:
+                seen.add(d)
+                parent[d] = c
+                order.append(d)
+                queue.append(d)
+    if len(order) != k:
+        raise ValueError("the cliques' edges do not form one tree")
+    return order, parent
+
+
+def marginalise(attrs: tuple[int, ...], table: np.ndarray, keep) -> np.ndarray:
+    """``table`` (axes ``attrs``) summed onto ``keep`` (a subset), with its axes in ``keep``'s order."""
+    keep = tuple(keep)
+    axes = tuple(i for i, a in enumerate(attrs) if a not in keep)
+    out = table.sum(axis=axes) if axes else table
+    kept = [a for a in attrs if a in keep]
+    return np.transpose(out, [kept.index(a) for a in keep])
+
+
+def conditional(attrs: tuple[int, ...], table: np.ndarray, given) -> tuple[tuple[int, ...], np.ndarray]:
+    """The conditional of ``attrs`` not in ``given`` on those in ``given``, from a joint ``table``:
+    a ``(given cells, other cells)`` matrix whose rows sum to one (a row of no mass is uniform), and
+    the other attributes in order."""
+    given = tuple(a for a in attrs if a in given)
+    rest = tuple(a for a in attrs if a not in given)
+    perm = [attrs.index(a) for a in given + rest]
+    rows = prod(table.shape[attrs.index(a)] for a in given)
+    t = np.transpose(table, perm).reshape(rows, -1)
+    s = t.sum(axis=1, keepdims=True)
+    t = np.where(s > 0, t / np.where(s > 0, s, 1.0), 1.0 / t.shape[1])
+    return rest, t
