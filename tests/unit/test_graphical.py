@@ -113,12 +113,13 @@ def _measure(joint, attrs, std=0.0, rng=None):
     return MarginalMeasurement(tuple(attrs), values, std or 1.0)
 
 
-def test_fit_with_exact_marginals_of_a_model_on_the_cliques_recovers_them():
+@pytest.mark.parametrize("momentum", [True, False])
+def test_fit_with_exact_marginals_of_a_model_on_the_cliques_recovers_them(momentum):
     sizes, asked = GRAPHS["cycle needing fill-in"]
     truth = _random_model(sizes, asked, np.random.default_rng(3), total=5000.0, scale=1.0)
     joint = _joint(truth)
     measured = [(1, 0), (2, 1), (2, 3), (3, 4), (0, 4), (3,)]  # attribute orders not sorted on purpose
-    fitted = fit_model(sizes, [_measure(joint, a) for a in measured], truth.total, iters=2000)
+    fitted = fit_model(sizes, [_measure(joint, a) for a in measured], truth.total, iters=2000, momentum=momentum)
     for attrs in measured:
         err = np.abs(fitted.project(attrs) - _brute(joint, attrs)).max()
         assert err < 1e-3 * truth.total, (attrs, err)
@@ -158,9 +159,10 @@ def _loss(model, ms) -> float:
     return sum(float(((model.project(m.attrs).ravel() - m.values) ** 2).sum()) / (2 * m.std**2) for m in ms)
 
 
-def test_a_warm_start_reaches_the_same_loss_in_fewer_iterations():
+@pytest.mark.parametrize("momentum", [True, False])
+def test_a_warm_start_reaches_the_same_loss_in_fewer_iterations(momentum):
     """A model fitted to every measurement but one closing a cycle, warm-started with that one added,
-    gets in 10 iterations below the loss a cold start reaches in 20."""
+    gets within 10 % of the best loss in fewer iterations than a cold start."""
     sizes = (4, 3, 5, 2, 3, 4)
     asked = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (0, 5)]
     rng = np.random.default_rng(5)
@@ -169,9 +171,13 @@ def test_a_warm_start_reaches_the_same_loss_in_fewer_iterations():
     first += [_measure(joint, a, std=5.0, rng=rng) for a in asked[:5]]
     more = first + [_measure(joint, asked[5], std=5.0, rng=rng)]
     earlier = fit_model(sizes, first, 3000.0, iters=1000)
-    cold = _loss(fit_model(sizes, more, 3000.0, iters=20), more)
-    warm = _loss(fit_model(sizes, more, 3000.0, iters=10, warm=earlier), more)
-    assert warm < cold, (warm, cold)
+    target = 1.1 * _loss(fit_model(sizes, more, 3000.0, iters=500), more)  # the best loss, near enough
+
+    def fit(k, warm=None):
+        return _loss(fit_model(sizes, more, 3000.0, iters=k, warm=warm, momentum=momentum), more)
+
+    enough = next(k for k in range(0, 3000, 5) if fit(k, earlier) <= target)
+    assert fit(enough) > target  # the cold start is not there yet
     same = fit_model(sizes, first, 3000.0, iters=0, warm=earlier)  # no iteration: the old model exactly
     np.testing.assert_allclose(same.project((0, 5)), earlier.project((0, 5)), rtol=1e-9)
 

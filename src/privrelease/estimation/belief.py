@@ -51,6 +51,8 @@ class CliqueTree:
             self.parent_axes[c] = tuple(i for i, a in enumerate(self.cliques[p]) if a not in sep)
             self.in_child[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[c])
             self.in_parent[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[p])
+        self._b_flat, self._p_flat = np.empty(self.cells), np.empty(self.cells)  # calibrate's work space
+        self._b, self._p = self.views(self._b_flat), self.views(self._p_flat)
 
     def views(self, flat: np.ndarray) -> list[np.ndarray]:
         """Each clique's array, as a view of the flat vector."""
@@ -59,18 +61,17 @@ class CliqueTree:
     def calibrate(self, theta: np.ndarray) -> tuple[np.ndarray, float]:
         """Clique marginals (probabilities, flat, in the cliques' layout) of the model with flat
         potentials ``theta``, and ``log Z``."""
-        b_flat = np.array(theta, dtype=np.float64)
-        p_flat = np.empty_like(b_flat)
-        b, p = self.views(b_flat), self.views(p_flat)
+        np.copyto(self._b_flat, theta)
+        b, p = self._b, self._p
         for c in reversed(self.order[1:]):  # upward: children before parents
             axes = self.child_axes[c]
             top = b[c].max()
             e = np.exp(b[c] - top)
-            s = e.sum(axis=axes, keepdims=True)
+            s = np.add.reduce(e, axis=axes, keepdims=True)
             if s.min() < UNDERFLOW:  # a separator cell far below the clique's maximum: rescale per cell
                 top = b[c].max(axis=axes, keepdims=True)
                 e = np.exp(b[c] - top)
-                s = e.sum(axis=axes, keepdims=True)
+                s = np.add.reduce(e, axis=axes, keepdims=True)
             np.divide(e, s, out=p[c])  # P(x_{C \ S} | x_S), kept in place of the marginal for now
             message = np.log(s)
             message += top
@@ -83,8 +84,8 @@ class CliqueTree:
         for c in self.order[1:]:  # downward: the conditional times the parent's separator marginal
             q = p[self.parent[c]]
             axes = self.parent_axes[c]
-            p[c] *= (q.sum(axis=axes) if axes else q).reshape(self.in_child[c])
-        return p_flat, float(np.log(total) + top)
+            p[c] *= (np.add.reduce(q, axis=axes) if axes else q).reshape(self.in_child[c])
+        return self._p_flat.copy(), float(np.log(total) + top)
 
     def containing(self, attrs) -> int | None:
         """A clique holding every attribute of ``attrs`` (the smallest), or None."""
