@@ -106,6 +106,20 @@ def test_project_equals_brute_force_over_the_full_joint(name):
             np.testing.assert_allclose(got, _brute(joint, attrs), rtol=1e-9, atol=1e-9, err_msg=str(attrs))
 
 
+@pytest.mark.parametrize("shift", [0.0, 5e4, -5e4])
+def test_potentials_far_beyond_the_floating_point_range_of_exp_are_calibrated_exactly(shift):
+    """Potentials of magnitude 1e4 (a near point mass, most separator cells far below their clique's
+    maximum) and all shifted by +-5e4: the marginals still equal brute force's, with no inf or nan."""
+    sizes, asked = GRAPHS["cycle needing fill-in"]
+    model = _random_model(sizes, asked, np.random.default_rng(12), scale=1e4)
+    model = GraphicalModel(sizes, model.cliques, model.edges, [t + shift for t in model.potentials], model.total)
+    joint = _joint(model)
+    for attrs in [(0,), (1, 2), (4, 0), (3, 1, 4)]:
+        got = model.project(attrs)
+        assert np.isfinite(got).all()
+        np.testing.assert_allclose(got, _brute(joint, attrs), rtol=0, atol=1e-9 * model.total)
+
+
 def _measure(joint, attrs, std=0.0, rng=None):
     values = _brute(joint, attrs).ravel()
     if std:
@@ -146,6 +160,17 @@ def test_fit_to_noisy_overlapping_marginals_is_consistent_and_closer_than_the_ra
     assert np.mean(fit) < 0.8 * np.mean(raw), (np.mean(fit), np.mean(raw))
 
 
+def test_momentum_reaches_a_lower_loss_than_plain_mirror_descent_in_as_many_iterations():
+    sizes, asked = GRAPHS["cycle needing fill-in"]
+    rng = np.random.default_rng(13)
+    joint = _joint(_random_model(sizes, asked, rng, total=10_000.0))
+    ms = [_measure(joint, a, std=2.0, rng=rng) for a in asked + [(0, 2), (1,), (3,)]]
+    plain = _loss(fit_model(sizes, ms, 10_000.0, iters=60, momentum=False), ms)
+    faster = _loss(fit_model(sizes, ms, 10_000.0, iters=60), ms)
+    best = _loss(fit_model(sizes, ms, 10_000.0, iters=1000), ms)
+    assert faster - best < 0.5 * (plain - best), (faster, plain, best)
+
+
 def test_an_attribute_with_no_measurement_comes_out_uniform():
     sizes = (3, 4, 5)
     ms = [MarginalMeasurement((0, 1), np.arange(12.0) * 10, 2.0), MarginalMeasurement((0,), np.array([10.0, 300, 350]), 1.0)]
@@ -182,21 +207,22 @@ def test_a_warm_start_reaches_the_same_loss_in_fewer_iterations(momentum):
     np.testing.assert_allclose(same.project((0, 5)), earlier.project((0, 5)), rtol=1e-9)
 
 
-def test_sampling_keeps_the_root_clique_within_one_and_other_pairs_within_their_standard_errors():
-    sizes = (3, 4, 2, 3, 2)
-    model = _random_model(sizes, [(0, 1), (1, 2), (2, 3), (3, 4)], np.random.default_rng(6), total=1.0)
+@pytest.mark.parametrize("name", ["chain", "cycle needing fill-in", "forest"])
+def test_sampling_keeps_the_root_clique_within_one_and_other_pairs_within_their_standard_errors(name):
+    sizes, asked = GRAPHS.get(name, ((3, 4, 2, 3, 2), [(0, 1), (1, 2), (2, 3), (3, 4)]))
+    model = _random_model(sizes, asked, np.random.default_rng(6), total=1.0)
     m = 20_000
     codes = model.sample(m, np.random.default_rng(7))
-    assert codes.shape == (m, 5) and codes.dtype == np.int64
+    assert codes.shape == (m, len(sizes)) and codes.dtype == np.int64
     root = model.cliques[0]
     counts = np.zeros([sizes[a] for a in root])
     np.add.at(counts, tuple(codes[:, a] for a in root), 1)
     assert np.abs(counts - m * model.project(root)).max() <= 1.0
-    for attrs in [(0, 3), (4, 1), (2, 4)]:
+    for attrs in itertools.combinations(range(len(sizes)), 2):
         p = model.project(attrs).ravel()
         got = np.bincount(np.ravel_multi_index(codes[:, list(attrs)].T, [sizes[a] for a in attrs]), minlength=p.size)
-        z = (got - m * p) / np.sqrt(m * p * (1 - p))
-        assert np.abs(z).max() < 4.5, (attrs, z)
+        z = (got - m * p) / np.sqrt(np.maximum(m * p * (1 - p), 1e-12))
+        assert np.abs(z).max() < 5.0, (attrs, z)
 
 
 def test_seeded_sampling_is_reproducible():
@@ -205,20 +231,6 @@ def test_seeded_sampling_is_reproducible():
     b = model.sample(500, np.random.default_rng(9))
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, model.sample(500, np.random.default_rng(10)))
-
-
-def test_extreme_counts_and_small_noise_neither_overflow_nor_underflow():
-    sizes = (6, 5, 2)
-    rng = np.random.default_rng(11)
-    joint = np.zeros(sizes)
-    joint[rng.random(sizes) < 0.4] = rng.integers(1, 200_000, 1)[0]  # many exactly empty cells
-    joint[0, 0, 0] = 1e6
-    ms = [_measure(joint, a, std=0.5, rng=rng) for a in [(0, 1), (1, 2), (0, 2)]]
-    model = fit_model(sizes, ms, float(joint.sum()), iters=300)
-    for m in ms:
-        est = model.project(m.attrs)
-        assert np.isfinite(est).all() and est.min() >= 0
-        assert np.abs(est - _brute(joint, m.attrs)).max() < 1e-3 * joint.sum()
 
 
 @pytest.mark.parametrize("bad, message", [
