@@ -72,13 +72,25 @@ def _random_model(sizes, asked, rng, total=1000.0, scale=1.5):
     return GraphicalModel(sizes, cliques, edges, potentials, total)
 
 
-def _joint(model: GraphicalModel) -> np.ndarray:
-    """The full joint (counts) by brute force over the whole domain."""
+def _log_joint(model: GraphicalModel) -> np.ndarray:
+    """``sum_C theta_C(x_C)`` by brute force over the whole domain."""
     logp = np.zeros(model.sizes)
     for clique, theta in zip(model.cliques, model.potentials):
         logp = logp + theta.reshape([s if a in clique else 1 for a, s in enumerate(model.sizes)])
+    return logp
+
+
+def _joint(model: GraphicalModel) -> np.ndarray:
+    """The full joint (counts) by brute force over the whole domain."""
+    logp = _log_joint(model)
     p = np.exp(logp - logp.max())
     return model.total * p / p.sum()
+
+
+def _assert_log_partition(model: GraphicalModel):
+    logp = _log_joint(model)
+    top = logp.max()
+    assert model.log_partition == pytest.approx(top + np.log(np.exp(logp - top).sum()), rel=1e-12, abs=1e-9)
 
 
 def _brute(joint: np.ndarray, attrs) -> np.ndarray:
@@ -99,6 +111,7 @@ def test_project_equals_brute_force_over_the_full_joint(name):
     sizes, asked = GRAPHS[name]
     model = _random_model(sizes, asked, np.random.default_rng(2))
     joint = _joint(model)
+    _assert_log_partition(model)
     for k in (1, 2, 3):
         for attrs in itertools.permutations(range(len(sizes)), k):
             got = model.project(attrs)
@@ -114,6 +127,7 @@ def test_potentials_far_beyond_the_floating_point_range_of_exp_are_calibrated_ex
     model = _random_model(sizes, asked, np.random.default_rng(12), scale=1e4)
     model = GraphicalModel(sizes, model.cliques, model.edges, [t + shift for t in model.potentials], model.total)
     joint = _joint(model)
+    _assert_log_partition(model)
     for attrs in [(0,), (1, 2), (4, 0), (3, 1, 4)]:
         got = model.project(attrs)
         assert np.isfinite(got).all()
