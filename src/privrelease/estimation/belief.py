@@ -47,7 +47,12 @@ class CliqueTree:
         self._counts = np.array([prod(s) for s in self.shapes], dtype=np.int64)
         self.offsets = np.concatenate([[0], np.cumsum(self._counts)]).astype(np.int64)
         self.cells = int(self.offsets[-1])
-        self.order, self.parent = _root_first(len(self.cliques), edges)
+        self.members = [frozenset(c) for c in self.cliques]
+        self.neighbours: list[list[int]] = [[] for _ in self.cliques]
+        for i, j in edges:
+            self.neighbours[i].append(j)
+            self.neighbours[j].append(i)
+        self.order, self.parent = _root_first(self.neighbours)
         self.separator, self.child_axes, self.parent_axes = {}, {}, {}
         self.in_child, self.in_parent = {}, {}
         for c in self.order[1:]:
@@ -128,21 +133,15 @@ class CliqueTree:
         return float(np.log(total) + top)
 
     def containing(self, attrs) -> int | None:
-        """A clique holding every attribute of ``attrs`` (the smallest), or None."""
+        """A clique holding every attribute of ``attrs`` (the one of fewest cells), or None."""
         want = set(attrs)
-        best = None
-        for i, c in enumerate(self.cliques):
-            if want <= set(c) and (best is None or self.offsets[i + 1] - self.offsets[i] < self.offsets[best + 1] - self.offsets[best]):
-                best = i
-        return best
+        holding = [i for i, c in enumerate(self.members) if want <= c]
+        return min(holding, key=self._counts.__getitem__) if holding else None
 
 
-def _root_first(k: int, edges) -> tuple[list[int], dict[int, int]]:
+def _root_first(adj: list[list[int]]) -> tuple[list[int], dict[int, int]]:
     """Breadth-first order from clique 0 and each other clique's parent."""
-    adj: list[list[int]] = [[] for _ in range(k)]
-    for i, j in edges:
-        adj[i].append(j)
-        adj[j].append(i)
+    k = len(adj)
     order, parent, queue = [0], {}, deque([0])
     seen = {0}
     while queue:

@@ -101,6 +101,7 @@ class GraphicalModel:
         flat = np.concatenate([t.ravel() for t in self.potentials]) if self.potentials else np.zeros(0)
         probabilities, self.log_partition = self._tree.calibrate(flat)
         self._marginals = self._tree.views(probabilities)
+        self._conditionals: dict[int, tuple] = {}
 
     def project(self, attrs) -> np.ndarray:
         """Counts over `attrs` (ndarray of shape sizes[attrs], in the given order), summing to total.
@@ -121,8 +122,7 @@ class GraphicalModel:
             if c == order[0]:
                 factor = (clique, self._marginals[c])
             else:
-                rest, cond = conditional(clique, self._marginals[c], tree.separator[c])
-                sep = tree.separator[c]
+                sep, rest, cond = self._conditional(c)
                 factor = (sep + rest, cond.reshape([self.sizes[a] for a in sep + rest]))
             for child, message in messages.pop(c, []):
                 factor = _product(factor, message, self.sizes)
@@ -135,6 +135,14 @@ class GraphicalModel:
             messages.setdefault(tree.parent[c], []).append((c, (names, table)))
         raise AssertionError("unreachable: the subtree has a root")
 
+    def _conditional(self, c: int) -> tuple[tuple[int, ...], tuple[int, ...], np.ndarray]:
+        """Clique ``c``'s separator, its other attributes and their conditional on the separator
+        (rows: separator cells), computed once."""
+        if c not in self._conditionals:
+            sep = self._tree.separator[c]
+            self._conditionals[c] = (sep, *conditional(self.cliques[c], self._marginals[c], sep))
+        return self._conditionals[c]
+
     def sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
         """(m, A) int64 codes: the root clique's cells in counts rounded from ``m`` times its marginal
         (largest remainders, so each is within 1 of ``m * mu / total``) in random order, then each
@@ -146,8 +154,7 @@ class GraphicalModel:
         cells = np.repeat(np.arange(self._marginals[root].size), _largest_remainders(self._marginals[root].ravel(), m))
         codes[list(self.cliques[root])] = np.unravel_index(rng.permutation(cells), tree.shapes[root])
         for c in tree.order[1:]:
-            sep = tree.separator[c]
-            rest, table = conditional(self.cliques[c], self._marginals[c], sep)
+            sep, rest, table = self._conditional(c)
             rows = np.ravel_multi_index(codes[list(sep)], [self.sizes[a] for a in sep]) if sep else np.zeros(m, np.int64)
             codes[list(rest)] = np.unravel_index(_draw_rows(table, rows, rng), [self.sizes[a] for a in rest])
         return np.ascontiguousarray(codes.T)
@@ -165,22 +172,15 @@ def _steiner(tree: CliqueTree, attrs) -> set[int]:
     off until none is left)."""
     want = set(attrs)
     keep = set(range(len(tree.cliques)))
-    degree = {c: 0 for c in keep}
-    for c, p in tree.parent.items():
-        degree[c] += 1
-        degree[p] += 1
-    neighbours = {c: [] for c in keep}
-    for c, p in tree.parent.items():
-        neighbours[c].append(p)
-        neighbours[p].append(c)
-    leaves = [c for c in keep if degree[c] <= 1 and not want & set(tree.cliques[c])]
+    degree = [len(n) for n in tree.neighbours]
+    leaves = [c for c in keep if degree[c] <= 1 and not want & tree.members[c]]
     while leaves and len(keep) > 1:
         c = leaves.pop()
         keep.discard(c)
-        for d in neighbours[c]:
+        for d in tree.neighbours[c]:
             if d in keep:
                 degree[d] -= 1
-                if degree[d] <= 1 and not want & set(tree.cliques[d]):
+                if degree[d] <= 1 and not want & tree.members[d]:
                     leaves.append(d)
     return keep
 
