@@ -33,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -103,7 +103,7 @@ WIDE_REASON = ("not run: {p} continuous columns ({pairs:,} column pairs of {b}x{
 
 
 def log(msg):
-    print(f"[{datetime.now(timezone.utc):%H:%M:%S}] {msg}", file=sys.stderr, flush=True)
+    print(f"[{datetime.now(UTC):%H:%M:%S}] {msg}", file=sys.stderr, flush=True)
 
 
 # ---- peers --------------------------------------------------------------------------------------
@@ -161,13 +161,27 @@ def run_peer(peer: str, cells, schema, bins, args, seed, work: Path) -> dict:
 
 # ---- ours ---------------------------------------------------------------------------------------
 
-def run_ours(name, train, schema, args, seed) -> dict:
+def parse_ours(spec: str) -> tuple[str, dict]:
+    """``name`` or ``name@key=value+key=value``: a mechanism and parameters (numbers parsed as numbers)."""
+    name, _, rest = spec.partition("@")
+    params = {}
+    for item in filter(None, rest.split("+")):
+        k, _, v = item.partition("=")
+        try:
+            params[k] = int(v) if v.lstrip("-").isdigit() else float(v)
+        except ValueError:
+            params[k] = v
+    return name, params
+
+
+def run_ours(spec, train, schema, args, seed) -> dict:
     from privrelease.mechanisms import get_mechanism
     from privrelease.release import release
 
+    name, params = parse_ours(spec)
     delta = args.delta if "delta" in get_mechanism(name).guarantee else None
     t, c = time.perf_counter(), time.process_time()
-    res = release(train, schema, name, args.epsilon, delta=delta, rng=seed)
+    res = release(train, schema, name, args.epsilon, delta=delta, rng=seed, **params)
     return {"status": "ok", "wall_seconds": time.perf_counter() - t, "cpu_seconds": time.process_time() - c,
             "data": res.data}
 
@@ -274,7 +288,7 @@ def main(argv=None):
                          "peer_bins": a.bins, "decode": a.decode, "seeds": seeds, "ours": ours,
                          "peers": peers, "aim_timeout": a.aim_timeout, "privbayes_timeout": a.privbayes_timeout,
                          "peer_timeout": a.peer_timeout, "max_rows": a.max_rows, "machine": f"{platform.machine()}, {os.cpu_count()} cores",
-                         "started_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                         "started_utc": datetime.now(UTC).isoformat(timespec="seconds"),
                          "versions": versions(), "peer_versions": {}},
               "datasets": {}}
 
@@ -338,7 +352,7 @@ def main(argv=None):
                         + " ".join(f"{k}={v:.3f}" for k, v in (r.get("metrics") or {}).items())
                         + (f" wall={r['wall_seconds']:.1f}s" if "wall_seconds" in r else ""))
                     save()
-    result["config"]["finished_utc"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    result["config"]["finished_utc"] = datetime.now(UTC).isoformat(timespec="seconds")
     save()
     log(f"done in {time.perf_counter() - started:.0f} s: {a.out}, {a.markdown}")
 

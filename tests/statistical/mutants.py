@@ -124,6 +124,9 @@ MUTANTS = [
     Mutant("pair tree measurement noise x0.5", "pair tree measurement", scale_noise("pairs_std"), ci=True),
     Mutant("pair tree selection score sensitivity x0.5", "pair tree selection", pair_score_sensitivity_halved,
            ci=True),
+    # the model's mutants run in CI in test_audit_gauss_copula_model (local) and its Dask twin
+    Mutant("model measurement noise x0.5", "model measurement", scale_noise("model_std")),
+    Mutant("model selection score sensitivity x0.5", "model selection", pair_score_sensitivity_halved),
 ]
 
 
@@ -141,9 +144,11 @@ def audits() -> dict:
     """Every audit a mutant may name: id -> case (copula cases, per-draw cases and the pair stage's)."""
     from copula_audit_cases import BY_ID
     from draw_audit_cases import all_cases
+    from test_audit_gauss_copula_model import MODEL_CASES
     from test_audit_gauss_copula_pairs import PAIR_CASES
 
     out = {c.id: c for c in all_cases()}
     out.update(BY_ID)
     out.update(PAIR_CASES)
+    out.update(MODEL_CASES)
     return out

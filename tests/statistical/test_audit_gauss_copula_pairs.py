@@ -30,11 +30,12 @@ is caught.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pytest
+from test_audit_gauss_pca import RecordingSource
 
 import privrelease.mechanisms.gauss_mixture.copula_defaults as D
 import privrelease.mechanisms.gauss_mixture.copula_measure as measure_mod
@@ -43,8 +44,6 @@ from privrelease.audit import audit_epsilon
 from privrelease.engine.passes import ChunkPasses
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
-
-from test_audit_gauss_pca import RecordingSource
 
 
 class WordsRecordingSource(RecordingSource):
@@ -117,17 +116,20 @@ def _tree_choice(m, exact, est):
                                 est)[0][0]
 
 
-def measure_batch(eps, make_passes):
-    """The pair measurement's statistic: two binary columns, cells 00 and 11."""
+def measure_batch(eps, make_passes, fit=None, choose=None, plan=lambda m: m.pair_plan_):
+    """The measurement's statistic: two binary columns, cells 00 and 11 (``fit``, ``choose`` and ``plan``: the
+    stage's own fitting, rounds and plan; the pair tree's by default)."""
+    fit, choose = fit or fitted, choose or _tree_choice
+
     def run(data, rng, k):
         out = np.empty(k)
         passes = make_passes(data)
         for i in range(k):
             src = WordsRecordingSource(rng)
-            m = fitted(eps, src, CAT2, passes)
-            exact = measure_mod.count_pairs(passes, m.pair_plan_, m.n_)
+            m = fit(eps, src, CAT2, passes)
+            exact = measure_mod.count_pairs(passes, plan(m), m.n_)
             assert len(exact) == 1, "one candidate"
-            _tree_choice(m, exact, [np.zeros(exact[0].size)])
+            choose(m, exact, [np.zeros(exact[0].size)])
             noisy = src.releases[-1]
             out[i] = noisy[0] - noisy[3]
         return out
@@ -135,15 +137,17 @@ def measure_batch(eps, make_passes):
     return run
 
 
-def select_batch(eps, make_passes, est):
+def select_batch(eps, make_passes, est, fit=None, choose=None, plan=lambda m: m.pair_plan_):
+    fit, choose = fit or fitted, choose or _tree_choice
+
     def run(data, rng, k):
         out = np.empty(k)
         passes = make_passes(data)
         for i in range(k):
-            m = fitted(eps, WordsRecordingSource(rng), CAT, passes, accounting=SELECTION_ACCOUNTING)
-            exact = measure_mod.count_pairs(passes, m.pair_plan_, m.n_)
-            assert m.pair_plan_.pairs == ((0, 1), (0, 2), (1, 2))
-            out[i] = _tree_choice(m, exact, est)
+            m = fit(eps, WordsRecordingSource(rng), CAT, passes, accounting=SELECTION_ACCOUNTING)
+            exact = measure_mod.count_pairs(passes, plan(m), m.n_)
+            assert plan(m).pairs == ((0, 1), (0, 2), (1, 2))
+            out[i] = choose(m, exact, est)
         return out
 
     return run

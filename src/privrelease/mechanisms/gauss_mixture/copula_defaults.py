@@ -104,3 +104,28 @@ PRIOR_SHARE = 0.05
 #: PRIOR_VALUES cells over all attributes); its counts are scaled to n.
 PRIOR_RECORDS = 10_000
 PRIOR_VALUES = 4_000_000
+
+# ---- the graphical model -------------------------------------------------------------------------
+#: Share of the total zCDP rho spent on the model's rounds (selections and measurements); the one-way
+#: histograms get the rest.
+MODEL_SHARE = 0.6
+#: Rounds of the model's selection per attribute (the label one of them): each round measures one
+#: candidate marginal (a pair, or a pair with the label).
+MODEL_ROUNDS_PER_ATTRIBUTE = 1.0
+#: The model's size bound: total cells of its junction tree's cliques (a candidate that would pass it is
+#: not offered).
+MAX_MODEL_CELLS = 2 ** 20
+#: Cells of all candidates together, counted in one pass: triples with the label are left out beyond this.
+MAX_CANDIDATE_TOTAL = 2 ** 23
+GRAPHICAL_AUTO = False
+#: A table with at least this many numeric columns, more than its categorical ones, keeps the mixture as its
+#: dependence model ("auto").
+WIDE_NUMERIC = 50
+#: Refits of the model during the rounds (the rounds between two refits score against the same model and
+#: do not offer a candidate overlapping one measured since the last refit).
+MODEL_REFITS = 10
+#: Mirror-descent iterations after each round (warm-started) and for the final model.
+ROUND_ITERS = 30
+FINAL_ITERS = 300
+#: Records drawn from the current model to score the candidates when their marginals are not exact.
+SCORE_RECORDS = 50_000

@@ -23,7 +23,7 @@ import numpy as np
 
 from ...estimation import class_tables, fitted_table
 from . import copula_defaults as D
-from .copula_plan import PairPlan, pair_level
+from .copula_plan import PairPlan, pair_counts, pair_level
 from .copula_tree import NumericTree
 
 
@@ -244,3 +244,81 @@ def orient(mech, plan: PairPlan, measured: list, n_tree: int | None = None) -> P
              for a, parent in zip(order, parents)]
     seconds = tuple(second.get(a) if parent >= 0 else None for a, parent in zip(order, parents))
     return PairTree(tuple(order), tuple(parents), tuple(conds), seconds)
+
+
+# ---- the graphical model ------------------------------------------------------------------------------
+def one_way_measurements(mech, attrs, std: float) -> list:
+    """The released one-way histograms as the model's first measurements: each feature's counts per group
+    on its attribute cells (a numeric column's tree masses summed onto its coarse nodes), joint with the label
+    when the histograms are per class, and the label's own counts otherwise; ``std``: round 1's noise std.
+    Post-processing of :func:`marginals_from_noisy`'s estimates (``mech.marginals_``, ``mech.class_sizes_``)."""
+    from ...estimation.graphical import MarginalMeasurement
+
+    sizes, k, label = mech.class_sizes_, len(mech.cells_), attrs.label
+    out = []
+    for a in range(len(attrs.sizes) - int(label is not None)):
+        m = mech.marginals_[a]
+        if a < k:
+            m = attrs.trees[a].grid_counts(m, attrs.levels[a])
+        table = m * sizes[:, None]  # (groups, cells)
+        if table.shape[0] > 1:
+            out.append(MarginalMeasurement((a, label), np.ascontiguousarray(table.T).ravel(), std))
+        else:
+            out.append(MarginalMeasurement((a,), table[0], std))
+    if label is not None and mech.groups_ == 1:
+        out.append(MarginalMeasurement((label,), mech.label_weights_ * mech.n_, std))
+    return out
+
+
+class ModelFit:
+    """The graphical model fitted to every measurement so far (post-processing): the estimation side of the
+    model's rounds. ``record`` adds a released :class:`~.copula_measure.Measurement`; ``estimate`` returns the
+    current model's counts of every candidate, refitting (warm-started) when measurements arrived;
+    ``offered(r)`` whether candidate ``r`` keeps the model within ``MAX_MODEL_CELLS`` and does not overlap a
+    candidate measured since the last refit (public: the measured set)."""
+
+    def __init__(self, plan, first: list, n: int, gen: np.random.Generator):
+        from ...estimation import graphical as G
+
+        self._g, self.plan, self.n, self.gen = G, plan, float(n), gen
+        self.sizes = tuple(int(s) for s in plan.attributes.sizes)
+        self.measurements = list(first)
+        self.model, self._cached, self._fresh = None, None, []
+        self.batch = max(1, -(-int(plan.rounds) // D.MODEL_REFITS))  # rounds between two refits
+
+    def record(self, r: int, measurement) -> None:
+        self.measurements.append(self._g.MarginalMeasurement(tuple(measurement.query[1]), measurement.noisy,
+                                                             float(measurement.noise_std)))
+        self._fresh.append(self.plan.pairs[r])
+
+    def fit(self, iters: int):
+        self.model = self._g.fit_model(self.sizes, self.measurements, self.n, iters=iters, warm=self.model)
+        self._fresh, self._cached = [], None
+        return self.model
+
+    def estimate(self) -> list:
+        if self.model is None or len(self._fresh) >= self.batch:
+            self.fit(D.ROUND_ITERS)
+        if self._cached is None:
+            self._cached = self._counts()
+        return self._cached
+
+    def _counts(self) -> list:
+        """Every candidate's counts under the current model: exact for a candidate inside one of its cliques
+        (a sum of the clique's marginal), else from ``min(n, SCORE_RECORDS)`` records drawn from the model and
+        scaled to n (exact inference onto a pair no clique holds costs a product along the junction tree, for
+        each of thousands of candidates, every refit)."""
+        cliques = [set(c) for c in self.model.cliques]
+        inside = [any(set(c) <= q for q in cliques) for c in self.plan.pairs]
+        rest = [c for c, ok in zip(self.plan.pairs, inside) if not ok]
+        if rest:
+            m = int(max(1, min(self.n, D.SCORE_RECORDS)))
+            drawn = iter(c * (self.n / m) for c in pair_counts(self.model.sample(m, self.gen), self.sizes, rest))
+        return [np.asarray(self.model.project(c)).ravel() if ok else next(drawn) for c, ok in zip(self.plan.pairs, inside)]
+
+    def offered(self, r: int) -> bool:
+        c = set(self.plan.pairs[r])
+        if any(c <= set(f) or set(f) <= c for f in self._fresh):
+            return False
+        cliques = [m.attrs for m in self.measurements] + [self.plan.pairs[r]]
+        return self._g.model_cells(self.sizes, cliques) <= D.MAX_MODEL_CELLS

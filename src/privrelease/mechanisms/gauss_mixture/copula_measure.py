@@ -47,6 +47,7 @@ from .copula_plan import (
     Attributes,
     CoarsePlan,
     PairPlan,
+    cells_of,
     histogram_sensitivity,
     pair_counts,
 )
@@ -309,7 +310,7 @@ def count_pairs(passes, plan: PairPlan, n: int) -> list:
     out = passes.run(PairCounter(plan.attributes, plan.pairs))
     if out is None or int(out[0]) != n:
         raise InputDataError("the input changed between two passes (the pair pass saw another number of records)")
-    offsets = np.concatenate([[0], np.cumsum([sizes[a] * sizes[b] for a, b in plan.pairs])]).astype(int)
+    offsets = np.concatenate([[0], np.cumsum([cells_of(sizes, c) for c in plan.pairs])]).astype(int)
     return [out[1][offsets[r]:offsets[r + 1]] for r in range(len(plan.pairs))]
 
 
@@ -408,3 +409,55 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
     chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, lambda: state["estimate"], record,
                                 allowed, penalised=False)
     return chosen, measured, len(tree_edges)
+
+
+# ---- the graphical model's rounds ------------------------------------------------------------------------
+def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float, estimate, fits, record) -> list:
+    """The graphical model's private rounds (AIM's loop, at a fixed noise): returns the measured candidates'
+    indices, in order.
+
+    ``exact``: the exact counts of every candidate of ``plan.pairs`` (one pass); ``estimate()``: the current
+    model's counts of every candidate (post-processing: the model fitted to every earlier measurement);
+    ``fits(r)``: whether the model stays within its public size bound with candidate ``r`` (a function of the
+    measured set only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
+    ``T = plan.rounds`` rounds: the exponential mechanism on :func:`scores` (each candidate's L1 error under the
+    current model less its measurement's expected L1 noise) with ``eps_t = sqrt(8 rho_select / T)`` and
+    L-infinity sensitivity ``SCORE_SENSITIVITY``, over the candidates not yet measured that ``fits``; then the
+    Gaussian mechanism on the chosen candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure /
+    T``-zCDP).
+
+    A draw that ``fits`` refuses is put aside and the mechanism drawn again without it: the accepted draw is
+    distributed exactly as the exponential mechanism over the candidates that fit (a public set, fixed by the
+    measured set), and the refused draws leave the mechanism (the next draw's noise is fresh whatever their
+    number). Neighbours, sensitivities and accounting as in :func:`select_and_measure`: a record (label
+    included) replaced moves every candidate's exact counts in at most two cells by 1, whatever its arity.
+    """
+    T = plan.rounds
+    sizes = plan.attributes.sizes
+    finite = math.isfinite(rho_measure)
+    nm = zcdp_noise_multiplier(rho_measure / T) if finite else 0.0
+    eps_t = math.sqrt(8.0 * rho_select / T) if finite else math.inf
+    mech.source_.set_value_bound(float(max(mech.n_, 1)))  # every count lies in [0, n] (n public)
+    sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
+    cells = np.array([cells_of(sizes, c) for c in plan.pairs], dtype=np.float64)
+    taken = np.zeros(len(plan.pairs), dtype=bool)
+    closed = np.zeros(len(plan.pairs), dtype=bool)
+    chosen = []
+    for _ in range(T):
+        score = scores(exact, estimate(), cells, sigma)
+        while True:
+            off = taken | closed
+            if off.all():
+                break
+            r = exponential_mechanism(score, eps_t, SCORE_SENSITIVITY, mech.source_, log_base=np.where(off, -np.inf, 0.0))
+            if fits(r):
+                break
+            closed[r] = True  # the model grows only: a candidate that does not fit now never will
+        if off.all():
+            break
+        taken[r] = True
+        noisy = mech._gaussian("model_std", exact[r].astype(np.float64), MEASURE_SENSITIVITY, nm, exact[r].size)
+        record(int(r), Measurement(("marginal", plan.pairs[r]), noisy, mech.noise_scales_["model_std"]))
+        chosen.append(int(r))
+    mech.noise_scales_["model_select_epsilon"] = eps_t
+    return chosen

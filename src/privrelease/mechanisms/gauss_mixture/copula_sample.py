@@ -182,3 +182,28 @@ def model_counts(mech, plan: PairPlan, tree=None) -> list:
     m = int(max(1, min(n, D.PRIOR_RECORDS, D.PRIOR_VALUES // max(len(attrs.sizes), 1))))
     X, y = sample_copula(mech, m, tree)
     return [c * (n / m) for c in pair_counts(attrs.codes(X, y), attrs.sizes, plan.pairs)]
+
+
+def sample_model(mech, n: int):
+    """``n`` records ``(X, y)`` of a fitted gauss-copula whose dependence is the graphical model: every
+    attribute's cell drawn from the model (:meth:`~privrelease.estimation.graphical.GraphicalModel.sample`),
+    then each numeric column's value inside its node from its group's released tree masses (stratified
+    quantiles, :func:`rank_match_within` on uniform scores). Post-processing of released values only."""
+    gen, dom = mech.source_.generator, mech.domain_
+    attrs = mech.model_plan_.attributes
+    codes = mech.model_.sample(n, gen)
+    label = attrs.label
+    y = codes[:, label].astype(np.int64) if label is not None else None
+    g = mech._groups(y, n)
+    X = np.zeros((n, dom.p))
+    k = len(mech.cells_)
+    for j, col in enumerate(dom.numeric[:k]):
+        node, level = codes[:, j], attrs.levels[j]
+        for c in range(mech.groups_):
+            rows = np.flatnonzero(g == c)
+            if rows.size:
+                X[rows, col] = rank_match_within(gen.random(rows.size), node[rows], mech.cells_[j], level,
+                                                 mech._cdf[j][c], mech.marginals_[j][c], gen)
+    for b, (a, e) in enumerate(dom.blocks):
+        X[np.arange(n), a + codes[:, k + b]] = 1.0
+    return X, y

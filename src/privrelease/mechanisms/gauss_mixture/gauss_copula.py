@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from numbers import Integral, Real
-from typing import Callable, ClassVar, Iterable
+from typing import ClassVar
 
 import numpy as np
 
@@ -34,8 +35,10 @@ from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, N_CLASSES, Instance, Interval, Options
 from . import copula_defaults as D
 from .copula_estimate import (
+    ModelFit,
     cumulative_masses,
     marginals_from_noisy,
+    one_way_measurements,
     orient,
     project_to_simplex,
     refine_levels,
@@ -48,6 +51,7 @@ from .copula_measure import (
     level_measurer,
     measure_mixture,
     measure_top_levels,
+    model_rounds,
     pooled_counts,
     tree_rounds,
 )
@@ -57,11 +61,13 @@ from .copula_plan import (
     accounting_epsilon,
     auto_marginal_share,
     coarse_plan,
+    model_budget,
     plan_budget,
     plan_cells,
+    plan_model,
     plan_pair_stage,
 )
-from .copula_sample import model_counts, sample_copula
+from .copula_sample import model_counts, sample_copula, sample_model
 from .copula_tree import NumericTree, leaf_cap
 from .gauss_pca import GaussPCA
 
@@ -222,6 +228,7 @@ class GaussCopula(SyntheticMechanism):
         "coarse_cells": [Interval(Integral, 0, None, closed="left")],
         "n_classes": N_CLASSES,
         "accounting": [Options("auto", "gaussian", "zcdp")],
+        "dependence": [Options("auto", "graphical", "mixture")],
     }
 
     name: ClassVar[str] = "gauss-copula"
@@ -240,7 +247,7 @@ class GaussCopula(SyntheticMechanism):
                  branching=D.DEFAULT_BRANCHING, split_sigmas=D.DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
                  threshold=D.DEFAULT_THRESHOLD, pair_rounds="auto", pair_share="auto", n_components=None,
                  coarse_cells=D.COARSE_CELLS,
-                 n_classes=None, accounting="auto", domain=None, rng=None):
+                 n_classes=None, accounting="auto", dependence="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
@@ -256,6 +263,7 @@ class GaussCopula(SyntheticMechanism):
         self.coarse_cells = coarse_cells
         self.n_classes = n_classes
         self.accounting = accounting
+        self.dependence = dependence
         self.domain = domain
         self.rng = rng
 
@@ -326,8 +334,11 @@ class GaussCopula(SyntheticMechanism):
         streamed chunks locally, or partitions on a Dask cluster); ``p``: the encoded width when no
         ``domain`` is declared. The maps (cell counts, copula transform, the mixture's sums, pair counts)
         run where the records are, the noise on the merged sums."""
-        self.pair_tree_ = None  # a refit forgets an earlier pair stage
+        self.pair_tree_ = self.model_ = None  # a refit forgets an earlier dependence stage
         eps_mix = self.fit_marginals(passes, p)  # plan; pass 1 measured; one-way marginals estimated
+        if self.model_plan_ is not None:  # one more pass: the graphical model's rounds, then its fit
+            self._fit_model(passes)
+            return self
         self._jitter_seed = int(self.source_.generator.integers(2**63))
         self.coarse_ = coarse_plan(self.domain_, self.cells_, int(self.coarse_cells) if self.marginals_ else 0)
         self._adopt_mixture(measure_mixture(passes, self.copula_transform(), eps_mix, float(self.delta),
@@ -371,10 +382,17 @@ class GaussCopula(SyntheticMechanism):
         self.n_, self.labelled_, self.accounting_mode_ = n, labelled, mode
         classes = C if labelled else 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
-        self.pair_plan_ = plan_pair_stage(self, classes, eps, delta, mode)
-        self.marginal_share_ = auto_marginal_share(self.domain_, n, eps, classes, self.marginal_share,
-                                                   self.pair_plan_ is not None)
-        budget = plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_, user_share=self.marginal_share)
+        self.model_plan_ = plan_model(self.domain_, self.cells_, classes) if self._graphical(n_cat) else None
+        if self.model_plan_ is not None:
+            self.pair_plan_ = None
+            budget = model_budget(eps, delta, mode, self.model_plan_)
+            self.marginal_share_ = budget.marginal_share
+        else:
+            self.pair_plan_ = plan_pair_stage(self, classes, eps, delta, mode)
+            self.marginal_share_ = auto_marginal_share(self.domain_, n, eps, classes, self.marginal_share,
+                                                       self.pair_plan_ is not None)
+            budget = plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_,
+                                 user_share=self.marginal_share)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
             n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(budget.rho_marginals),
             self.by_label, float(self.split_sigmas), labelled and label)
@@ -386,8 +404,10 @@ class GaussCopula(SyntheticMechanism):
             self.notes_.append(msg)
             warnings.warn(msg, DataWarning, stacklevel=5)
         histograms = len(self.cells_) + n_cat + int(G == 1 and labelled and label) > 0
-        self.budget_ = replace(plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_, histograms,
-                                           self.marginal_share), histograms=self.n_histograms_)
+        if self.model_plan_ is None:
+            budget = plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_, histograms,
+                                 self.marginal_share)
+        self.budget_ = replace(budget, histograms=self.n_histograms_)
         self.rho_, self.rho_split_ = self.budget_.rho, self.budget_.rho_split()
 
     def _counter(self, n_classes) -> CellCounter:
@@ -405,6 +425,7 @@ class GaussCopula(SyntheticMechanism):
         marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, k + len(self.domain_.blocks), n,
                                                                 self.labelled_, float(self.threshold) * first.noise_std)
         sizes = np.asarray(sizes, dtype=np.float64)
+        self.class_sizes_, self._first_std = sizes, float(first.noise_std)
         rounds = []  # the finer levels' measurements, in order
         leaves = refine_levels(self.cells_, [m * sizes[:, None] for m in marg[:k]], self.depths_,
                                float(self.split_sigmas) * first.noise_std,
@@ -430,6 +451,35 @@ class GaussCopula(SyntheticMechanism):
         self.pairs_measured_ = [plan.pairs[r] for r in chosen]
         self.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
         self.passes_ += 1
+
+    def _graphical(self, n_cat: int) -> bool:
+        """Whether the dependence is the graphical model (public: the schema's columns): ``"auto"`` takes it
+        unless the table is wide and numeric (``WIDE_NUMERIC`` numeric columns or more, more than the
+        categorical ones), which keeps the mixture."""
+        if self.dependence != "auto":
+            return self.dependence == "graphical"
+        k = len(self.cells_)
+        return D.GRAPHICAL_AUTO and not (k >= D.WIDE_NUMERIC and k > n_cat)
+
+    def _fit_model(self, passes) -> None:
+        """The graphical model: one pass counts every candidate (:func:`~.copula_measure.count_pairs`), the
+        rounds choose and measure (:func:`~.copula_measure.model_rounds`), and :class:`~.copula_estimate.ModelFit`
+        fits one model to the one-way histograms and every measured marginal."""
+        plan = self.model_plan_
+        exact = count_pairs(passes, plan, self.n_)
+        fit = ModelFit(plan, one_way_measurements(self, plan.attributes, self._first_std), self.n_,
+                       self.source_.generator)
+        chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],
+                              fit.estimate, fit.offered, fit.record)
+        self.model_ = fit.fit(D.FINAL_ITERS)
+        self.marginals_measured_ = [plan.pairs[r] for r in chosen]
+        self.sensitivities_.update({"model_score_linf": SCORE_SENSITIVITY, "model_l2": MEASURE_SENSITIVITY})
+        self.n_components_, self.n_classes_ = 0, (self._n_classes if self.labelled_ else None)
+        self.budget_split_ = {f"rho_{k}": float(v) for k, v in self.rho_split_.items()}
+        self.passes_ = 2
+        eps = float(self.epsilon)
+        self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
+                       self.rho_ if math.isfinite(self.rho_) else None)
 
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
@@ -472,12 +522,15 @@ class GaussCopula(SyntheticMechanism):
     def with_source(self, source):
         """A shallow copy drawing from ``source``, its mixture too (every draw of a part from one source)."""
         m = super().with_source(source)
-        m.mixture_ = self.mixture_.with_source(source)
+        if getattr(self, "model_", None) is None:
+            m.mixture_ = self.mixture_.with_source(source)
         return m
 
     def sample(self, n: int):
         """Draw ``n`` records; returns ``(X, y)`` in the encoded domain (y None without labels)."""
         n = self._check_int(n, "n", 1)
+        if getattr(self, "model_", None) is not None:
+            return sample_model(self, n)
         return sample_copula(self, n, getattr(self, "pair_tree_", None))
 
     def certificate_extra(self) -> dict:
@@ -490,16 +543,23 @@ class GaussCopula(SyntheticMechanism):
             "budget": self.budget_.as_dict(),
             "marginals": ("DP one-way histograms on public cells, numeric columns as trees measured level by "
                           "level (Gaussian mechanism, L2 sensitivity sqrt(2 d), d histograms over all levels)"),
-            "n_components": int(self.n_components_),
-            "node_blocks": sum(b is not None for b in self.coarse_.offsets),
-            "mixture": {k: v for k, v in self.mixture_.certificate_extra().items()
-                        if k in ("rho_zcdp", "rho_split", "clip_radius", "basis", "passes")},
             "passes": int(self.passes_),
             "n_treated_as_public": True,
         }
+        if self.model_ is not None:
+            d["dependence"] = {"model": "graphical model on the attributes' coarse cells, fitted by mirror descent "
+                                        "to the one-way histograms and every measured marginal",
+                               "measured": [list(map(int, c)) for c in self.marginals_measured_],
+                               "junction_tree_cliques": [list(map(int, c)) for c in self.model_.cliques]}
+            spent = 0.0
+        else:
+            d.update({"n_components": int(self.n_components_),
+                      "node_blocks": sum(b is not None for b in self.coarse_.offsets),
+                      "mixture": {k: v for k, v in self.mixture_.certificate_extra().items()
+                                  if k in ("rho_zcdp", "rho_split", "clip_radius", "basis", "passes")}})
+            spent = self.mixture_.rho_
         if math.isfinite(self.rho_):
-            d["epsilon_check_dp_accounting"] = accounting_epsilon(self.budget_, self.mixture_.rho_)
+            d["epsilon_check_dp_accounting"] = accounting_epsilon(self.budget_, spent)
             d["epsilon_target"] = float(self.epsilon)
             d["delta"] = float(self.delta)
         return d
-
