@@ -111,3 +111,16 @@ def test_rounds_measure_distinct_candidates_and_never_one_the_size_bound_refuses
     assert [r for r, _ in seen] == chosen
     assert all(meas.query == ("marginal", plan.pairs[r]) and meas.noisy.size == exact[r].size for r, meas in seen)
     assert all(meas.noise_std == pytest.approx(m.noise_scales_["model_std"]) for _, meas in seen)
+
+
+def test_a_deep_tree_enters_the_model_with_up_to_sixteen_nodes_not_its_coarsest_four():
+    """A deep tree's coarsest level may hold only 4 nodes; the model cuts it into equal runs of children."""
+    from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap
+
+    t = NumericTree(0.0, 40000.0, 0.01, False, D.DEFAULT_BRANCHING, leaf_cap(7, 2), D.TOP_NODES)
+    assert t.levels[0].size - 1 < 8  # the coarsest level is coarse
+    P.model_grid(t)
+    attrs = P.Attributes(1, (0,), (t,), (), 0, D.MODEL_NODE_CELLS)
+    assert attrs.sizes == (16,)
+    share = np.bincount(attrs.codes(np.linspace(0, 1, 16001)[:, None], None)[:, 0], minlength=16) / 16001
+    assert share.min() > 0.05 and share.max() < 0.08  # equal-width nodes

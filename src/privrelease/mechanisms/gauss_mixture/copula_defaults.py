@@ -109,6 +109,9 @@ PRIOR_VALUES = 4_000_000
 #: Share of the total zCDP rho spent on the model's rounds (selections and measurements); the one-way
 #: histograms get the rest.
 MODEL_SHARE = 0.6
+#: Value nodes of a numeric column in the model at most (its tree's grid with the most nodes up to this:
+#: :func:`~.copula_plan.model_grid`).
+MODEL_NODE_CELLS = 16
 #: Rounds of the model's selection per attribute (the label one of them): each round measures one
 #: candidate marginal (a pair, or a pair with the label).
 MODEL_ROUNDS_PER_ATTRIBUTE = 1.0

@@ -333,9 +333,12 @@ class Attributes:
     trees: tuple
     blocks: tuple
     n_classes: int   # 0: no label attribute
+    node_cells: int = 0  # value nodes of a numeric column at most (0: PAIR_CELLS)
 
     @property
     def levels(self) -> tuple:
+        if self.node_cells:
+            return tuple(t.level_of(self.node_cells + int(t.missing)) for t in self.trees)
         return tuple(pair_level(t) for t in self.trees)
 
     @property
@@ -497,11 +500,30 @@ def model_candidates(sizes, label) -> tuple:
     return tuple(pairs + ones + sorted(keep))
 
 
+def model_grid(tree) -> None:
+    """Give ``tree`` the node grid (:meth:`~.copula_tree.NumericTree.set_grid_parts`) whose finest grid with at
+    most ``MODEL_NODE_CELLS`` value nodes has the most (public geometry: a deep tree's coarsest level may hold
+    only a few nodes, cut here into equal runs of children)."""
+    cap = D.MODEL_NODE_CELLS + int(tree.missing)
+    best, best_nodes = 1, -1
+    for parts in (1, 2, 4, 8):
+        if parts > 1 and (parts >= tree.branching or tree.branching % parts):
+            continue
+        tree.set_grid_parts(parts)
+        nodes = int(tree.grids[tree.level_of(cap)].size - 1)
+        if best_nodes < nodes <= cap:
+            best, best_nodes = parts, nodes
+    tree.set_grid_parts(best)
+
+
 def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
     """The graphical model's public plan, or None when the table keeps the mixture (fewer than two
     attributes, or no candidate)."""
     k = len(trees)
-    attrs = Attributes(domain.p, tuple(domain.numeric[:k]), tuple(trees), tuple(domain.blocks), int(n_classes or 0))
+    for t in trees:
+        model_grid(t)
+    attrs = Attributes(domain.p, tuple(domain.numeric[:k]), tuple(trees), tuple(domain.blocks), int(n_classes or 0),
+                       D.MODEL_NODE_CELLS)
     sizes = attrs.sizes
     if len(sizes) < 2:
         return None
