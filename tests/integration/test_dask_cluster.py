@@ -79,8 +79,7 @@ def test_default_mechanism_runs_its_passes_on_the_workers(dask_cluster, parts_di
     rmap = _maps(small_schema)
     source = FileSource(resolve_inputs(parts_dir), small_schema, 100)
     enc = rmap.encoder
-    kw = dict(epsilon=math.inf, delta=1e-5, n_classes=2, n_components=2, domain=enc.domain,
-              **GaussCopula.schema_params(enc, None))
+    kw = dict(epsilon=math.inf, delta=1e-5, n_classes=2, domain=enc.domain, **GaussCopula.schema_params(enc, None))
     with Client(dask_cluster.scheduler_address) as client:
         ex = DaskPasses(source.dask_partitions(), rmap, client=client)
         remote = GaussCopula(rng=7, **kw).fit_executor(ex)
@@ -88,12 +87,13 @@ def test_default_mechanism_runs_its_passes_on_the_workers(dask_cluster, parts_di
     chunks = [(c.X, c.y) for c in (rmap.encode(df) for df in source.chunks())]
     assert len(chunks) == 8
     here = GaussCopula(rng=7, **kw).fit_passes(lambda: iter(chunks))
-    assert remote.passes_ == here.passes_ == 4 and len(ex.passes) == 4
+    assert remote.passes_ == here.passes_ == 2 and len(ex.passes) == 2  # the histograms, the model's candidates
     assert len(remote.cells_) == 2 and remote.cells_[0].grid  # age 0..100: an atom per value (tree leaves)
     for a, b in zip(remote.marginals_, here.marginals_):
         assert np.allclose(a, b, rtol=1e-12)
-    for attr in ("centre_", "components_", "class_means_", "class_covariances_"):
-        assert np.allclose(getattr(remote.mixture_, attr), getattr(here.mixture_, attr), rtol=1e-9, atol=1e-12), attr
+    assert remote.marginals_measured_ == here.marginals_measured_ and remote.model_.cliques == here.model_.cliques
+    for a, b in zip(remote.model_.potentials, here.model_.potentials):
+        assert np.allclose(a, b, rtol=1e-9, atol=1e-9)
 
 
 TREE_SCHEMA = {"columns": {
@@ -104,7 +104,7 @@ TREE_SCHEMA = {"columns": {
 
 
 def test_pair_tree_runs_its_counts_on_the_workers(dask_cluster, tmp_path):
-    """With more categorical than numeric columns the default measures its pair tree: the counting
+    """With more categorical than numeric columns the mixture measures its pair tree: the counting
     pass runs on the workers, and the same seed gives the local engine's tree and release (at this
     budget, epsilon 8, on the ages' halved nodes, 12 of 8 years: set on the driver before the pass)."""
     from privrelease.schema import Schema
@@ -122,7 +122,7 @@ def test_pair_tree_runs_its_counts_on_the_workers(dask_cluster, tmp_path):
     for engine in ("local", "dask"):
         extra = dict(scheduler=dask_cluster.scheduler_address) if engine == "dask" else {}
         target = tmp_path / engine / "released.csv"
-        certs[engine] = release_file(parts, schema, target, "gauss-copula", 8.0,
+        certs[engine] = release_file(parts, schema, target, "gauss-copula", 8.0, dependence="mixture",
                                      rng=5, chunk_rows=300, engine=engine, **extra)
         tables[engine] = pd.read_csv(target)
     assert certs["local"].extra["passes"] == certs["dask"].extra["passes"] == 5  # the tree's counts: one more
@@ -132,7 +132,7 @@ def test_pair_tree_runs_its_counts_on_the_workers(dask_cluster, tmp_path):
 
 
 @pytest.mark.parametrize("mechanism, out, kw", [
-    ("gauss-copula", "released", dict(n_synthetic=500, n_components=2)),  # the default
+    ("gauss-copula", "released", dict(n_synthetic=500)),  # the default
     ("gauss-pca", "released", dict(n_synthetic=500, n_components=2)),  # synthetic, Parquet dataset
     ("gauss-pca", "released.csv", dict(n_synthetic=500, n_components=2)),  # single file, gathered in order
     ("laplace", "released", {}),  # row-aligned noise per input part (parts = files on both engines)
@@ -218,7 +218,7 @@ def test_cli_releases_a_glob_on_a_named_cluster(dask_cluster, parts_dir, small_s
     schema = tmp_path / "s.yaml"
     schema.write_text(yaml.safe_dump(small_schema.to_dict()))
     common = ["release", str(parts_dir / "part-*.parquet"), "--schema", str(schema), "-e", "1", "--seed", "3",
-              "--n-synthetic", "200", "-p", "n_components=2"]
+              "--n-synthetic", "200"]
     code, _, err = run_cli([*common, "--out", str(tmp_path / "here")], capsys)
     assert code == 0, err
     code, _, err = run_cli([*common, "--out", str(tmp_path / "there"), "--engine", "dask", "--scheduler",

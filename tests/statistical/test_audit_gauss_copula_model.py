@@ -2,7 +2,7 @@
 of a chosen marginal (Gaussian mechanism) and the choice itself (exponential mechanism).
 
 Both run through the mechanism's own path: :meth:`GaussCopula.fit_marginals` plans the model (``dependence=
-"graphical"``) and splits the budget (:func:`copula_plan.model_budget`), :func:`copula_measure.count_pairs`
+"graphical"``) and splits the budget (:func:`model_plan.model_budget`), :func:`copula_measure.count_pairs`
 counts every candidate on the pass executor (one chunk, streamed chunks, or Dask partitions in
 ``test_audit_gauss_copula_model_dask``), and :func:`copula_measure.model_rounds` takes the noisy steps. The
 model's estimate of every candidate (post-processing of earlier outputs, fixed given them) is pinned by the

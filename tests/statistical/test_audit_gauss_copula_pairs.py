@@ -104,7 +104,7 @@ def pinned_estimate(exact0):
 
 
 def fitted(eps, src, dom, passes, accounting="auto"):
-    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_rounds=1, pair_share=SHARE, rng=src, accounting=accounting,
+    m = GaussCopula(eps, DELTA, marginal_share=0.5, pair_rounds=1, pair_share=SHARE, rng=src, accounting=accounting, dependence="mixture",
                     domain=dom)
     m.fit_marginals(passes)
     assert m.pair_plan_ is not None and m.pair_plan_.rounds == 1

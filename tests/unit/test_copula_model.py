@@ -8,7 +8,8 @@ import pytest
 
 from privrelease.mechanisms.gauss_mixture import copula_defaults as D
 from privrelease.mechanisms.gauss_mixture import copula_measure as M
-from privrelease.mechanisms.gauss_mixture import copula_plan as P
+from privrelease.mechanisms.gauss_mixture import copula_plan as CP
+from privrelease.mechanisms.gauss_mixture import model_plan as P
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
 
@@ -35,7 +36,7 @@ def test_the_model_budget_spends_epsilon_and_states_every_share():
     assert set(b.rho_split()) == {"marginals", "model_measure", "model_select"}
     assert b.rho_marginals + b.rho_pairs_measure + b.rho_pairs_select == pytest.approx(b.rho)
     assert b.rho_pairs_select == pytest.approx(plan.share * D.SELECT_FRACTION * b.rho)
-    assert P.accounting_epsilon(b, 0.0) == pytest.approx(1.0, rel=1e-3) and P.accounting_epsilon(b, 0.0) <= 1.0
+    assert CP.accounting_epsilon(b, 0.0) == pytest.approx(1.0, rel=1e-3) and CP.accounting_epsilon(b, 0.0) <= 1.0
     assert plan.rounds == round(D.MODEL_ROUNDS_PER_ATTRIBUTE * 4)
 
 
@@ -120,7 +121,7 @@ def test_a_deep_tree_enters_the_model_with_up_to_sixteen_nodes_not_its_coarsest_
     t = NumericTree(0.0, 40000.0, 0.01, False, D.DEFAULT_BRANCHING, leaf_cap(7, 2), D.TOP_NODES)
     assert t.levels[0].size - 1 < 8  # the coarsest level is coarse
     P.model_grid(t)
-    attrs = P.Attributes(1, (0,), (t,), (), 0, D.MODEL_NODE_CELLS)
+    attrs = CP.Attributes(1, (0,), (t,), (), 0, D.MODEL_NODE_CELLS)
     assert attrs.sizes == (16,)
     share = np.bincount(attrs.codes(np.linspace(0, 1, 16001)[:, None], None)[:, 0], minlength=16) / 16001
     assert share.min() > 0.05 and share.max() < 0.08  # equal-width nodes

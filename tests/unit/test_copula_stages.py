@@ -53,7 +53,7 @@ def test_the_mechanism_draws_noise_only_through_the_measurement():
 
 def test_the_budget_states_every_share_and_is_what_the_certificate_prints():
     X, y = categorical_table()
-    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, rng=0).fit(X, y)
+    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, rng=0, dependence="mixture").fit(X, y)
     b = m.budget_
     assert m.pair_plan_ is not None and b.pair_rounds == m.pair_plan_.rounds > 0
     assert b.rho_split() == m.rho_split_ and b.rho == m.rho_
@@ -72,7 +72,7 @@ def test_the_budget_states_every_share_and_is_what_the_certificate_prints():
 
 def test_the_budget_without_the_pair_tree():
     X, y = categorical_table()
-    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, pair_rounds=0, rng=0).fit(X, y)
+    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, pair_rounds=0, rng=0, dependence="mixture").fit(X, y)
     b = m.budget_
     assert not b.pairs and set(b.rho_split()) == {"marginals", "mixture"}
     assert b.rho_marginals + b.rho_mixture == pytest.approx(b.rho)

@@ -127,11 +127,16 @@ def test_parquet_partitions_follow_row_groups_in_file_order(tmp_path, monkeypatc
     assert not np.isnan(there).any() and np.array_equal(there, here)
     assert np.array_equal(there, expected)
     kw = dict(epsilon=math.inf, delta=1e-5, n_classes=2, n_components=2, domain=rmap.encoder.domain,
-              **GaussCopula.schema_params(rmap.encoder, None))
+              dependence="mixture", **GaussCopula.schema_params(rmap.encoder, None))
     remote = GaussCopula(rng=3, **kw).fit_executor(ex)
     mine = GaussCopula(rng=3, **kw).fit_executor(local)
     for attr in ("centre_", "components_", "class_means_", "class_covariances_"):
         assert np.allclose(getattr(remote.mixture_, attr), getattr(mine.mixture_, attr), rtol=1e-9, atol=1e-12), attr
+    del kw["n_components"], kw["dependence"]  # the default's graphical model on the same partitions
+    remote, mine = GaussCopula(rng=3, **kw).fit_executor(ex), GaussCopula(rng=3, **kw).fit_executor(local)
+    assert remote.marginals_measured_ == mine.marginals_measured_
+    for a, b in zip(remote.model_.potentials, mine.model_.potentials):
+        assert np.allclose(a, b, rtol=1e-9, atol=1e-9)
 
 
 class _HeavyMap:

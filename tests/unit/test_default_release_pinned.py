@@ -3,8 +3,7 @@ and the same budget split. A refactoring of the default's code (its stages, defa
 object) must not change either; a change that means to change the release updates the pins, and says
 why, in the same commit.
 
-Three generated tables: mixed columns with a label, large enough that the pair tree runs (with its
-halved nodes and second parents); no label; a numeric column with ``missing: allowed``. Each through
+Three generated tables: mixed columns with a label (the graphical model's rounds run); no label; a numeric column with ``missing: allowed``. Each through
 the in-memory release (``Synthesizer``) and the streamed file release (chunks of 700 records).
 """
 
@@ -80,40 +79,25 @@ def _missing(n=3000, seed=3):
 
 TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 
-#: The budget split of the two tables with a label (the same stages and public shares).
-LABELLED_SPLIT = {'rho_marginals': '0x1.fec4b6908c20cp-7',
- 'rho_mixture_basis': '0x1.2f66dc1fa6598p-10',
- 'rho_mixture_centre': '0x1.43a0eacc6d2c5p-13',
- 'rho_mixture_counts': '0x1.43a0eacc6d2c5p-14',
- 'rho_mixture_moments': '0x1.d1375185dcefbp-10',
- 'rho_mixture_radius': '0x1.43a0eacc6d2c5p-15',
- 'rho_mixture_residual': '0x1.43a0eacc6d2c5p-14',
- 'rho_mixture_sums': '0x1.2f66dc1fa6598p-11',
- 'rho_mixture_within_radius': '0x1.43a0eacc6d2c5p-15',
- 'rho_pairs_measure': '0x1.1f4d70a3d70a4p-8',
- 'rho_pairs_select': '0x1.fec28f5c28f5ep-12'}
 #: Per table: the certificate's budget split (exact floats, the same on both paths) and, per path, the
 #: sha256 of the released CSV and a short hash of the certificate's noise scales (exact floats);
-#: generated on the code before the default was cut into its stages.
-PINS = {
-    "labelled": {"split": LABELLED_SPLIT,
-        "memory": ('3fa2e68e0e80a5affa97bf0d27501d21201f42525237eeb4ec3ae9fd1236d0c3', 'a5e20faf69191cd5'),
-        "streamed": ('3baae44829bd87505bb7e374e907d7ab2aedd838fb5c122260743b88f1eb2926', '5c25a9726bcbdaba')},
-    "unlabelled": {"split": {'rho_marginals': '0x1.fec4b6908c20cp-7',
- 'rho_mixture_basis': '0x1.38b08a0bb880dp-10',
- 'rho_mixture_centre': '0x1.4d891bc83c453p-13',
- 'rho_mixture_moments': '0x1.df7517efd6a37p-10',
- 'rho_mixture_radius': '0x1.4d891bc83c453p-15',
- 'rho_mixture_residual': '0x1.4d891bc83c453p-14',
- 'rho_mixture_sums': '0x1.38b08a0bb880dp-11',
- 'rho_pairs_measure': '0x1.1f4d70a3d70a4p-8',
- 'rho_pairs_select': '0x1.fec28f5c28f5ep-12'},
-        "memory": ('05504efa927c8e6d4c407a121091cd76824301e7f5be918abc27435e221ddbde', '023c6676e82daf4b'),
-        "streamed": ('774ff0a6ef0c1fec7ac35f1fbb25363ad745e284611868539e240a8c811c169f', '9e21195a5a5c56ed')},
-    "missing": {"split": LABELLED_SPLIT,
-        "memory": ('398facd4200f81796d739910d0d2006b57c2e6dd19a3c7e63a131b6a85b7cf09', '3e6304b4b4035ef0'),
-        "streamed": ('320a9a4dc8feb547699fc641b256037febb68d79a96215d047e116de237a8e54', 'dd3bfd3203c7f5c5')},
-}
+#: generated when the graphical model became the default's dependence model (issue 36).
+PINS = {'labelled': {'memory': ('d6329fd92fca3eefe210638f953031184e5224808f67ba06c1ace4e7f33f9a7c', '526ed562a903249f'),
+              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
+                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
+                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
+              'streamed': ('f86931b31c336accc16fc70ddf89e6e61cdfaeac26da641ecc63d533120f1b7f', '526ed562a903249f')},
+ 'missing': {'memory': ('5d8352ae15787f0944e7553c5fbf585033f371ebea2817aa01d8599dcdb6259a', '15f8a84e37793ccf'),
+             'split': {'rho_marginals': '0x1.3f3999999999ap-7',
+                       'rho_model_measure': '0x1.aef428f5c28f6p-7',
+                       'rho_model_select': '0x1.7f11eb851eb85p-10'},
+             'streamed': ('67d6cad199cbb4cc0aba9b9ea5e7ba036636a4d4fb9b7b80d2d00c6d5d7725d2', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('a5c4409715f9ab68490a686e67a018f08b7fe408b8504965aca582e7478e3b6e', '0145e8da5697488a'),
+                'split': {'rho_marginals': '0x1.3f3999999999ap-7',
+                          'rho_model_measure': '0x1.aef428f5c28f6p-7',
+                          'rho_model_select': '0x1.7f11eb851eb85p-10'},
+                'streamed': ('ac8676c61cccd6c46ecb5b4641566847db4b73dff8c4834ee5b6b118d88581a2',
+                             '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):
@@ -133,12 +117,11 @@ def _release(name: str, path: str, tmp_path):
     return hashlib.sha256(csv).hexdigest(), split, scales, cert
 
 
-def test_the_labelled_table_runs_the_pair_tree():
-    """The labelled table is large enough for the pair tree, its halved nodes and second parents."""
+def test_the_labelled_table_runs_the_graphical_model():
+    """The labelled table's release measures marginals chosen by the model's rounds, per-class histograms."""
     df, schema = _labelled()
     syn = Synthesizer(schema, epsilon=1.0, delta=1e-6, rng=0).fit(df)
-    tree = syn.mechanism_.pair_tree_
-    assert tree is not None and any(s is not None for s in tree.seconds)
+    assert syn.mechanism_.model_ is not None and syn.mechanism_.marginals_measured_
     assert syn.mechanism_.groups_ == 2
 
 

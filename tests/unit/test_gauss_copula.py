@@ -113,7 +113,7 @@ def test_same_rng_same_output_and_fit_returns_self():
     enc = Encoder(schema, [c for c in schema.names if c != "label"])
     m = GaussCopula(1.0, domain=enc.domain, rng=0, n_classes=2)
     assert m.fit(enc.encode(df).X, Encoder(schema).encode_labels(df)) is m
-    assert m.rho_split_["marginals"] + m.mixture_.rho_ <= m.rho_ * (1 + 1e-9)
+    assert sum(m.rho_split_.values()) <= m.rho_ * (1 + 1e-9)
 
 
 def test_streamed_chunks_give_a_valid_release():
@@ -123,9 +123,9 @@ def test_streamed_chunks_give_a_valid_release():
     m = GaussCopula(1.0, domain=enc.domain, rng=1, n_classes=2,
                     **{k: v for k, v in GaussCopula.schema_params(enc, None).items()})
     m.fit_passes(lambda: ((X[i:i + 250], y[i:i + 250]) for i in range(0, len(X), 250)))
-    # cells, the mixture's centre, moments and within-class moments, then the pair tree's counts
-    assert m.pair_plan_ is not None
-    assert m.n_ == 1200 and m.passes_ == 5
+    # the cells, then the graphical model's candidates
+    assert m.model_plan_ is not None
+    assert m.n_ == 1200 and m.passes_ == 2
     Xs, ys = m.sample(500)
     assert Xs.shape == (500, enc.width) and set(np.unique(ys)) <= {0, 1}
 
@@ -165,7 +165,7 @@ def test_streamed_file_release(tmp_path):
     cert = release_file(src, schema, tmp_path / "out.csv", "gauss-copula", 1.0, delta=1e-5, rng=0, chunk_rows=400)
     out = pd.read_csv(tmp_path / "out.csv")
     assert len(out) == 1500 and list(out.columns) == schema.names
-    assert cert.extra["passes"] == 5  # the copula's four and the pair tree's counts
+    assert cert.extra["passes"] == 2  # the cells and the graphical model's candidates
 
 
 def test_denoise():
@@ -186,10 +186,12 @@ def test_few_records_many_columns_release_the_coarsest_cells_and_say_so():
     assert np.mean((Xs == 0) | (Xs == 1)) < 0.01  # nothing piled onto the bounds
 
 
-@pytest.mark.parametrize("labelled, declared, reads", [(False, None, 4), (True, 2, 5)])
-def test_passes_over_the_input(labelled, declared, reads):
-    """An unlabelled table is read four times (cells, then the mixture's centre and moments, then the
-    pair tree's counts). With labels: + the within-class pass."""
+@pytest.mark.parametrize("labelled, declared, reads, dependence", [(False, None, 2, "auto"), (True, 2, 2, "auto"),
+                                                                 (False, None, 4, "mixture"), (True, 2, 5, "mixture")])
+def test_passes_over_the_input(labelled, declared, reads, dependence):
+    """The default reads a table twice (cells, then the graphical model's candidates). The mixture reads an
+    unlabelled table four times (cells, then the mixture's centre and moments, then the pair tree's counts),
+    and with labels once more (the within-class pass)."""
     from privrelease.engine.passes import ChunkPasses
 
     df, schema = _mixed(600)
@@ -201,7 +203,8 @@ def test_passes_over_the_input(labelled, declared, reads):
         calls.append(1)
         return iter([(X[:300], None if y is None else y[:300]), (X[300:], None if y is None else y[300:])])
 
-    m = GaussCopula(1.0, domain=enc.domain, rng=0, n_classes=declared, **GaussCopula.schema_params(enc, None))
+    m = GaussCopula(1.0, domain=enc.domain, rng=0, n_classes=declared, dependence=dependence,
+                    **GaussCopula.schema_params(enc, None))
     m.fit_executor(ChunkPasses(chunks))
     assert len(calls) == reads and m.n_ == 600 and m.labelled_ == labelled
     assert (m.n_classes_ == 2) if labelled else (m.n_classes_ == 1)

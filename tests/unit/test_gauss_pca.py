@@ -245,15 +245,16 @@ def test_seeded_runs_calibrate_as_real_releases(cls):
     """A seeded run (every benchmark number) spends the rho of a real release: 0.0244 at (1, 1e-6), not the
     0.0280 of the continuous Gaussian's exact profile, which is not proven for the secure source's noise."""
     X, y = _data(n=500)
-    seeded = cls(1.0, delta=1e-6, n_components=2, n_classes=3, rng=0).fit(X, y)
-    real = cls(1.0, delta=1e-6, n_components=2, n_classes=3).fit(X, y)
+    kw = {} if cls is gp.GaussPCA else {"dependence": "mixture"}
+    seeded = cls(1.0, delta=1e-6, n_components=2, n_classes=3, rng=0, **kw).fit(X, y)
+    real = cls(1.0, delta=1e-6, n_components=2, n_classes=3, **kw).fit(X, y)
     assert seeded.accounting_mode_ == real.accounting_mode_ == "zcdp"
     assert seeded.rho_ == real.rho_ == pytest.approx(0.0244, abs=1e-4)
     first = "centre_std" if cls is gp.GaussPCA else "mixture_centre_std"  # public (later ones follow the DP radius)
     assert seeded.noise_scales_[first] == pytest.approx(real.noise_scales_[first], rel=1e-5)  # the grid adds 2^-20
-    assert cls(1.0, delta=1e-6, n_components=2, n_classes=3, accounting="gaussian", rng=0).fit(X, y).rho_ > 0.0279
+    assert cls(1.0, delta=1e-6, n_components=2, n_classes=3, accounting="gaussian", rng=0, **kw).fit(X, y).rho_ > 0.0279
     with pytest.raises(ParameterError, match="accounting='gaussian' holds for continuous"):
-        cls(1.0, n_components=2, n_classes=3, accounting="gaussian").fit(X, y)
+        cls(1.0, n_components=2, n_classes=3, accounting="gaussian", **kw).fit(X, y)
 
 
 # ---- release wiring -------------------------------------------------------------
@@ -389,11 +390,12 @@ def test_release_file_samples_in_chunks(tmp_path, small_schema, small_df, monkey
 
     src = tmp_path / "in.csv"
     small_df.to_csv(src, index=False)
+    from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
+
     sizes = []
-    real_sample = gp.GaussPCA.sample
-    monkeypatch.setattr(gp.GaussPCA, "sample", lambda self, n: sizes.append(n) or real_sample(self, n))
-    cert = release_file(src, small_schema, tmp_path / "out.parquet", epsilon=1.0, rng=0, chunk_rows=64,
-                        n_components=3)
+    real_sample = GaussCopula.sample
+    monkeypatch.setattr(GaussCopula, "sample", lambda self, n: sizes.append(n) or real_sample(self, n))
+    cert = release_file(src, small_schema, tmp_path / "out.parquet", epsilon=1.0, rng=0, chunk_rows=64)
     assert sum(sizes) == len(small_df) == cert.n_output_records and max(sizes) <= 64 and len(sizes) > 1
     out = pd.read_parquet(tmp_path / "out.parquet")
     assert list(out.columns) == small_schema.names and len(out) == len(small_df)

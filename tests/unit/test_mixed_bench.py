@@ -216,7 +216,8 @@ def test_noiseless_diagnostic_scales_only_the_named_parts_and_undoes_itself():
 
     def scales(spec):
         params = bench._apply(spec)
-        return release(df, SCHEMA, "gauss-copula", 2.0, delta=1e-6, rng=0, **params).mechanism.noise_scales_
+        return release(df, SCHEMA, "gauss-copula", 2.0, delta=1e-6, rng=0, dependence="mixture",
+                       **params).mechanism.noise_scales_
 
     plain = scales("")
     quiet = scales("noiseless=histograms")

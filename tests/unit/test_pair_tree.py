@@ -49,7 +49,7 @@ def pair_tvd(X, Xs):
 
 def fit(eps=4.0, X=None, y=None, **kw):
     X, y = table() if X is None else (X, y)
-    return GaussCopula(eps, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0, **kw).fit(X, y)
+    return GaussCopula(eps, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0, dependence="mixture", **kw).fit(X, y)
 
 
 def test_the_tree_raises_the_default_marginal_share():
@@ -113,7 +113,7 @@ def test_fitted_table_and_class_tables():
 # ---- the plan ---------------------------------------------------------------------------------------
 
 def test_plan_offers_the_decodable_attributes_and_is_off_where_noise_dominates():
-    m = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0)
+    m = GaussCopula(1.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0, dependence="mixture")
     m._setup(DOM.p, 2)
     from privrelease.mechanisms.gauss_mixture.copula_plan import coarse_plan
 
@@ -176,7 +176,7 @@ def test_released_records_are_valid_and_one_way_marginals_hold():
 def test_streamed_chunks_give_the_same_release_and_the_model_pickles():
     X, y = table(3000)
     one = fit(2.0, X, y)
-    chunked = GaussCopula(2.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0)
+    chunked = GaussCopula(2.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 1.0, 0.0),), rng=0, dependence="mixture")
     chunked.fit_executor(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))))
     assert chunked.pairs_measured_ == one.pairs_measured_
     np.testing.assert_array_equal(chunked.sample(500)[0], one.sample(500)[0])
@@ -262,7 +262,7 @@ def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
     X, y = table()
 
     def age_fit(eps):
-        return GaussCopula(eps, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0).fit(X, y)
+        return GaussCopula(eps, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0, dependence="mixture").fit(X, y)
 
     hi, lo = age_fit(8.0), age_fit(0.7)
     for m, parts, nodes in ((hi, 2, 12), (lo, 1, 6)):
@@ -271,7 +271,7 @@ def test_halved_nodes_where_the_measurements_are_precise(monkeypatch):
         a, e = m.coarse_.block(0)
         assert e - a == nodes
     assert PT.tree_noise(hi.pair_plan_, hi.n_, 8.0, 1e-5, hi.accounting_mode_) <= D.HALF_MAX_NOISE
-    chunked = GaussCopula(8.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0)
+    chunked = GaussCopula(8.0, 1e-5, domain=DOM, n_classes=2, grids=((0.0, 90.0, 1.0),), rng=0, dependence="mixture")
     chunked.fit_executor(ChunkPasses(lambda: ((X[i:i + 700], y[i:i + 700]) for i in range(0, len(X), 700))))
     assert chunked.cells_[0].grid_parts == 2  # streamed chunks: the same rule and the same release
     np.testing.assert_array_equal(chunked.sample(500)[0], hi.sample(500)[0])

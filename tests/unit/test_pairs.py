@@ -75,8 +75,8 @@ CAT = EncodedDomain(p=7, numeric=(), blocks=((0, 3), (3, 5), (5, 7)))
 
 def test_pair_stage_spends_its_share_and_takes_one_more_pass():
     X, y = categorical_table()
-    off = GaussCopula(1.0, 1e-5, domain=CAT, n_classes=2, pair_rounds=0, rng=0).fit(X, y)
-    on = GaussCopula(1.0, 1e-5, domain=CAT, n_classes=2, pair_rounds=2, rng=0).fit(X, y)
+    off = GaussCopula(1.0, 1e-5, domain=CAT, n_classes=2, pair_rounds=0, rng=0, dependence="mixture").fit(X, y)
+    on = GaussCopula(1.0, 1e-5, domain=CAT, n_classes=2, pair_rounds=2, rng=0, dependence="mixture").fit(X, y)
     assert off.pair_tree_ is None and off.pair_plan_ is None
     assert on.passes_ == off.passes_ + 1 and len(on.pairs_measured_) == 2
     assert len(set(on.pairs_measured_)) == 2  # a candidate is measured at most once

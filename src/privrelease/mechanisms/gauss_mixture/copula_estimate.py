@@ -54,15 +54,17 @@ def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
     return np.maximum(v - theta, 0.0)
 
 
-def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor: float):
+def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor):
     """Post-processing of the noisy histograms: ``(marginals, label weights, group sizes)``.
 
     ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
     (one group, labelled) the label's. With several groups (classes) the class sizes are the
     inverse-variance average of every feature histogram's row sums (noise variance ``K_j std^2``)
     projected onto the counts summing to the public n; each class row is then made a distribution
-    summing to its class size (:func:`denoise` with ``floor``) and divided by it.
+    summing to its class size (:func:`denoise` with ``floor``: one for all histograms, or one per feature
+    histogram) and divided by it.
     """
+    floors = list(floor) if np.ndim(floor) else [float(floor)] * n_feat
     G = parts[0].shape[0] if parts else 1
     label = None
     if G > 1:
@@ -72,9 +74,9 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
     else:
         sizes = np.array([float(n)])
         if labelled:
-            label = denoise(parts[n_feat].ravel(), float(n), floor)
+            label = denoise(parts[n_feat].ravel(), float(n), 0.0 if np.ndim(floor) else float(floor))
     safe = np.maximum(sizes, 1e-12)
-    marginals = [np.stack([denoise(h[c], sizes[c], floor) / safe[c] for c in range(G)]) for h in parts[:n_feat]]
+    marginals = [np.stack([denoise(h[c], sizes[c], f) / safe[c] for c in range(G)]) for h, f in zip(parts[:n_feat], floors)]
     weights = (sizes / n if G > 1 else label / n) if labelled else None
     return marginals, weights, sizes
 
@@ -255,7 +257,7 @@ def one_way_measurements(mech, attrs, std: float) -> list:
     from ...estimation.graphical import MarginalMeasurement
 
     sizes, k, label = mech.class_sizes_, len(mech.cells_), attrs.label
-    out = []
+    std, out = weight_std(std), []
     for a in range(len(attrs.sizes) - int(label is not None)):
         m = mech.marginals_[a]
         if a < k:
@@ -268,6 +270,11 @@ def one_way_measurements(mech, attrs, std: float) -> list:
     if label is not None and mech.groups_ == 1:
         out.append(MarginalMeasurement((label,), mech.label_weights_ * mech.n_, std))
     return out
+
+
+def weight_std(std: float) -> float:
+    """A measurement's std as the model weighs it: the noiseless test mode (std 0) weighs every measurement 1."""
+    return float(std) if std > 0 else 1.0
 
 
 class ModelFit:
@@ -288,7 +295,7 @@ class ModelFit:
 
     def record(self, r: int, measurement) -> None:
         self.measurements.append(self._g.MarginalMeasurement(tuple(measurement.query[1]), measurement.noisy,
-                                                             float(measurement.noise_std)))
+                                                             weight_std(measurement.noise_std)))
         self._fresh.append(self.plan.pairs[r])
 
     def fit(self, iters: int):

@@ -47,11 +47,11 @@ from .copula_plan import (
     Attributes,
     CoarsePlan,
     PairPlan,
-    cells_of,
     histogram_sensitivity,
     pair_counts,
 )
 from .gauss_pca import GaussPCA
+from .model_plan import cells_of
 
 
 @dataclass(frozen=True)

@@ -179,24 +179,6 @@ class CopulaBudget:
         return out
 
 
-def model_budget(epsilon: float, delta: float, mode: str, plan) -> CopulaBudget:
-    """The budget of a release whose dependence is the graphical model (``plan``: a :class:`ModelPlan`): ``rho``
-    is the largest total whose release (the Gaussian histograms and measurements, plus ``plan.rounds``
-    exponential mechanisms of ``sqrt(8 rho_select / rounds)`` each) is ``(epsilon, delta)``-DP; the rounds get
-    ``plan.share`` of it (``SELECT_FRACTION`` of that on the selections), the histograms the rest."""
-    common = dict(epsilon=float(epsilon), delta=float(delta), accounting=mode, marginal_share=1.0 - plan.share,
-                  pair_share=plan.share, select_fraction=D.SELECT_FRACTION, pair_rounds=plan.rounds,
-                  rho_mixture=0.0, epsilon_mixture=0.0, mixture=False)
-    if math.isinf(epsilon):
-        return CopulaBudget(rho=math.inf, rho_marginals=math.inf, rho_pairs_measure=math.inf,
-                            rho_pairs_select=math.inf, **common)
-    sel = plan.share * D.SELECT_FRACTION
-    rho = calibrate_rho(epsilon, delta, mode, sel, plan.rounds)
-    rho_select, rho_measure = sel * rho, plan.share * (1.0 - D.SELECT_FRACTION) * rho
-    return CopulaBudget(rho=rho, rho_marginals=rho - rho_select - rho_measure, rho_pairs_measure=rho_measure,
-                        rho_pairs_select=rho_select, **common)
-
-
 def plan_budget(epsilon: float, delta: float, mode: str, marginal_share: float, pair_plan, histograms: bool = True,
                 user_share=None) -> CopulaBudget:
     """The budget from public facts: (epsilon, delta), the accounting ``mode``, the histograms' share, the
@@ -460,75 +442,3 @@ def plan_pair_stage(mech, n_classes: int, epsilon: float, delta: float, mode: st
         for t, k in zip(mech.cells_, parts):
             t.set_grid_parts(k)
     return plan
-
-
-# ---- the graphical model ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class ModelPlan:
-    """Public plan of the graphical model: its attributes (numeric columns' coarse nodes, categorical
-    columns, the label), the candidate marginals its rounds choose from (``pairs``: tuples of attribute
-    indices, ascending), the number of rounds and the model's share of rho."""
-
-    attributes: Attributes
-    pairs: tuple
-    rounds: int
-    share: float
-
-
-def cells_of(sizes, attrs) -> int:
-    return int(np.prod([sizes[a] for a in attrs], dtype=np.int64))
-
-
-def model_candidates(sizes, label) -> tuple:
-    """The candidates (public: the schema's sizes): every pair of features, every feature with the label, and
-    every pair of features with the label, each of at most ``MAX_PAIR_CELLS`` cells; the triples are left out,
-    largest first, while all candidates together would hold more than ``MAX_CANDIDATE_TOTAL`` cells."""
-    feats = [a for a in range(len(sizes)) if a != label]
-    pairs = [(a, b) for i, a in enumerate(feats) for b in feats[i + 1:] if sizes[a] * sizes[b] <= D.MAX_PAIR_CELLS]
-    if label is None:
-        return tuple(pairs)
-    ones = [(a, label) for a in feats if sizes[a] * sizes[label] <= D.MAX_PAIR_CELLS]
-    triples = sorted((pr + (label,) for pr in pairs if cells_of(sizes, pr + (label,)) <= D.MAX_PAIR_CELLS),
-                     key=lambda t: cells_of(sizes, t))
-    total = sum(cells_of(sizes, c) for c in pairs + ones)
-    keep = []
-    for t in triples:
-        total += cells_of(sizes, t)
-        if total > D.MAX_CANDIDATE_TOTAL:
-            break
-        keep.append(t)
-    return tuple(pairs + ones + sorted(keep))
-
-
-def model_grid(tree) -> None:
-    """Give ``tree`` the node grid (:meth:`~.copula_tree.NumericTree.set_grid_parts`) whose finest grid with at
-    most ``MODEL_NODE_CELLS`` value nodes has the most (public geometry: a deep tree's coarsest level may hold
-    only a few nodes, cut here into equal runs of children)."""
-    cap = D.MODEL_NODE_CELLS + int(tree.missing)
-    best, best_nodes = 1, -1
-    for parts in (1, 2, 4, 8):
-        if parts > 1 and (parts >= tree.branching or tree.branching % parts):
-            continue
-        tree.set_grid_parts(parts)
-        nodes = int(tree.grids[tree.level_of(cap)].size - 1)
-        if best_nodes < nodes <= cap:
-            best, best_nodes = parts, nodes
-    tree.set_grid_parts(best)
-
-
-def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
-    """The graphical model's public plan, or None when the table keeps the mixture (fewer than two
-    attributes, or no candidate)."""
-    k = len(trees)
-    for t in trees:
-        model_grid(t)
-    attrs = Attributes(domain.p, tuple(domain.numeric[:k]), tuple(trees), tuple(domain.blocks), int(n_classes or 0),
-                       D.MODEL_NODE_CELLS)
-    sizes = attrs.sizes
-    if len(sizes) < 2:
-        return None
-    cands = model_candidates(sizes, attrs.label)
-    if not cands:
-        return None
-    rounds = max(1, int(round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes))))
-    return ModelPlan(attrs, cands, rounds, float(D.MODEL_SHARE if share is None else share))

@@ -34,47 +34,37 @@ from ...schema.encoding import EncodedDomain
 from ..base import R1_LABEL, Capabilities, SyntheticMechanism
 from ..constraints import BOOL, COMMON, FRACTION, N_CLASSES, Instance, Interval, Options
 from . import copula_defaults as D
+from .copula_dependence import GraphicalDependence, MixtureDependence
 from .copula_estimate import (
-    ModelFit,
     cumulative_masses,
     marginals_from_noisy,
-    one_way_measurements,
-    orient,
     project_to_simplex,
     refine_levels,
 )
 from .copula_measure import (
     CellCounter,
-    CopulaTransform,
     count_cells,
-    count_pairs,
     level_measurer,
     measure_mixture,
     measure_top_levels,
-    model_rounds,
     pooled_counts,
-    tree_rounds,
 )
 from .copula_plan import (
-    MEASURE_SENSITIVITY,
-    SCORE_SENSITIVITY,
     accounting_epsilon,
     auto_marginal_share,
     coarse_plan,
-    model_budget,
     plan_budget,
     plan_cells,
-    plan_model,
     plan_pair_stage,
 )
-from .copula_sample import model_counts, sample_copula, sample_model
+from .copula_sample import sample_copula, sample_model
 from .copula_tree import NumericTree, leaf_cap
-from .gauss_pca import GaussPCA
+from .model_plan import model_budget, plan_model
 
 __all__ = ["GaussCopula"]
 
 
-class GaussCopula(SyntheticMechanism):
+class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     """Gaussian copula over DP one-way marginals, with the gauss-pca mixture as its dependence model.
 
     Parameters
@@ -83,6 +73,16 @@ class GaussCopula(SyntheticMechanism):
     delta : float in (0, 1), default 1e-5
     marginal_share : float in (0, 1) or "auto" (default)
         Share of what the pair stage leaves spent on the histograms (the rest: the mixture); see ``auto_marginal_share``.
+        With the graphical model: the histograms' share of the total (the rest: the model's rounds; "auto":
+        ``1 - MODEL_SHARE``).
+    dependence : "auto" (default), "graphical" or "mixture"
+        The model of the columns' joint structure. "graphical": one graphical model over the categorical columns,
+        the label and the numeric columns' coarse nodes, fitted to the one-way histograms and to the marginals
+        its rounds choose and measure (:func:`~.copula_measure.model_rounds`, ``docs/derivations.md``); numeric
+        values inside a node from their class's tree. "mixture": the gauss-pca mixture on normal scores with
+        the pair tree (the parameters ``n_components``, ``coarse_cells``, ``pair_rounds`` and ``pair_share``
+        are the mixture's, refused with the graphical model). "auto": the mixture on a wide numeric table
+        (``WIDE_NUMERIC`` numeric columns or more, more than the categorical ones), else the graphical model.
     grids : sequence of (lower, upper, resolution) or None
         For each numeric column of the domain (in order), its public bounds and precision
         (``resolution`` 0 for a continuous column); public, from the schema (the release passes
@@ -103,9 +103,11 @@ class GaussCopula(SyntheticMechanism):
         directly; the copula maps each record through its class's marginal, and samples are
         rank-matched and quota-assigned class by class. ``"auto"``: per class when
         ``n / C`` records would fill at least 8 cells with 8 noise stds each.
-    threshold : float >= 0, default 0
+    threshold : float >= 0 or "auto" (default)
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`~.copula_estimate.denoise`).
+        ``"auto"``: with the graphical model, ``MODEL_NUMERIC_THRESHOLD`` on the numeric trees' coarsest
+        cells (so that a heavy tail's empty nodes keep no noise as mass) and 0 elsewhere; 0 with the mixture.
     pair_rounds : "auto" (default) or int >= 0
         Measured pairs of the pair tree (a spanning tree of pairs of categorical
         columns and numeric node blocks, the release decoded along it; 0: no pair stage). ``"auto"``:
@@ -221,7 +223,7 @@ class GaussCopula(SyntheticMechanism):
         "split_sigmas": [Interval(Real, 0, None, closed="left")],
         "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
-        "threshold": [Interval(Real, 0, None, closed="left")],
+        "threshold": [Options("auto"), Interval(Real, 0, None, closed="left")],
         "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")],
         "pair_share": [Options("auto"), *FRACTION],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
@@ -245,7 +247,7 @@ class GaussCopula(SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
                  branching=D.DEFAULT_BRANCHING, split_sigmas=D.DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold=D.DEFAULT_THRESHOLD, pair_rounds="auto", pair_share="auto", n_components=None,
+                 threshold="auto", pair_rounds="auto", pair_share="auto", n_components=None,
                  coarse_cells=D.COARSE_CELLS,
                  n_classes=None, accounting="auto", dependence="auto", domain=None, rng=None):
         self.epsilon = epsilon
@@ -302,6 +304,9 @@ class GaussCopula(SyntheticMechanism):
         self.cells_ = [NumericTree(lo, hi, r, miss, int(self.branching), cap, D.TOP_NODES)
                        for (lo, hi, r), miss in zip(grids, missing)]
         self._nan_ok = tuple(int(dom.numeric[j]) for j in range(p1) if missing[j])
+        self.dependence_ = "graphical" if self._graphical(len(dom.blocks)) else "mixture"
+        if self.dependence_ == "graphical":
+            self._refuse_mixture_parameters()
         return eps, delta
 
     def _mode(self) -> str:
@@ -382,7 +387,9 @@ class GaussCopula(SyntheticMechanism):
         self.n_, self.labelled_, self.accounting_mode_ = n, labelled, mode
         classes = C if labelled else 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
-        self.model_plan_ = plan_model(self.domain_, self.cells_, classes) if self._graphical(n_cat) else None
+        share = None if self.marginal_share == "auto" else 1.0 - float(self.marginal_share)
+        self.model_plan_ = plan_model(self.domain_, self.cells_, classes, share) if self.dependence_ == "graphical" \
+            else None
         if self.model_plan_ is not None:
             self.pair_plan_ = None
             budget = model_budget(eps, delta, mode, self.model_plan_)
@@ -422,8 +429,13 @@ class GaussCopula(SyntheticMechanism):
         k = len(self.cells_)
         nm = zcdp_noise_multiplier(self.rho_split_["marginals"])
         first = measure_top_levels(self, counts, n, self.n_histograms_, nm)
-        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, k + len(self.domain_.blocks), n,
-                                                                self.labelled_, float(self.threshold) * first.noise_std)
+        n_feat = k + len(self.domain_.blocks)
+        if self.threshold == "auto":  # with the model, the numeric trees' coarsest cells only (their tails)
+            t = D.MODEL_NUMERIC_THRESHOLD if self.model_plan_ is not None else 0.0
+            floors = [t * first.noise_std] * k + [0.0] * (n_feat - k)
+        else:
+            floors = [float(self.threshold) * first.noise_std] * n_feat
+        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, n_feat, n, self.labelled_, floors)
         sizes = np.asarray(sizes, dtype=np.float64)
         self.class_sizes_, self._first_std = sizes, float(first.noise_std)
         rounds = []  # the finer levels' measurements, in order
@@ -434,83 +446,8 @@ class GaussCopula(SyntheticMechanism):
         self.marginals_ = [m / np.maximum(sizes, 1e-12)[:, None] for m in leaves] + marg[k:]
         self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
 
-    def _fit_pair_tree(self, passes) -> None:
-        """The pair tree (:func:`~.copula_measure.tree_rounds` measures, :func:`~.copula_estimate.orient`
-        fits), scored against the copula model's own counts of every candidate (post-processing)."""
-        plan = self.pair_plan_
-        exact = count_pairs(passes, plan, self.n_)
-        model = model_counts(self, plan)
-
-        def refit(edges, measured):
-            tree = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in edges], len(edges))
-            return tree.order, model_counts(self, plan, tree)
-
-        chosen, measured, n_tree = tree_rounds(self, exact, plan, self.rho_split_["pairs_measure"],
-                                            self.rho_split_["pairs_select"], model, refit)
-        self.pair_tree_ = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in chosen], n_tree)
-        self.pairs_measured_ = [plan.pairs[r] for r in chosen]
-        self.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
-        self.passes_ += 1
-
-    def _graphical(self, n_cat: int) -> bool:
-        """Whether the dependence is the graphical model (public: the schema's columns): ``"auto"`` takes it
-        unless the table is wide and numeric (``WIDE_NUMERIC`` numeric columns or more, more than the
-        categorical ones), which keeps the mixture."""
-        if self.dependence != "auto":
-            return self.dependence == "graphical"
-        k = len(self.cells_)
-        return D.GRAPHICAL_AUTO and not (k >= D.WIDE_NUMERIC and k > n_cat)
-
-    def _fit_model(self, passes) -> None:
-        """The graphical model: one pass counts every candidate (:func:`~.copula_measure.count_pairs`), the
-        rounds choose and measure (:func:`~.copula_measure.model_rounds`), and :class:`~.copula_estimate.ModelFit`
-        fits one model to the one-way histograms and every measured marginal."""
-        plan = self.model_plan_
-        exact = count_pairs(passes, plan, self.n_)
-        fit = ModelFit(plan, one_way_measurements(self, plan.attributes, self._first_std), self.n_,
-                       self.source_.generator)
-        chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],
-                              fit.estimate, fit.offered, fit.record)
-        self.model_ = fit.fit(D.FINAL_ITERS)
-        self.marginals_measured_ = [plan.pairs[r] for r in chosen]
-        self.sensitivities_.update({"model_score_linf": SCORE_SENSITIVITY, "model_l2": MEASURE_SENSITIVITY})
-        self.n_components_, self.n_classes_ = 0, (self._n_classes if self.labelled_ else None)
-        self.budget_split_ = {f"rho_{k}": float(v) for k, v in self.rho_split_.items()}
-        self.passes_ = 2
-        eps = float(self.epsilon)
-        self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
-                       self.rho_ if math.isfinite(self.rho_) else None)
-
     def _groups(self, y, n):
         return np.asarray(y, dtype=np.int64) if (self.groups_ > 1 and y is not None) else np.zeros(n, dtype=np.int64)
-
-    def copula_transform(self) -> CopulaTransform:
-        """The fitted per-chunk copula map (post-processing of the released marginals)."""
-        dom, k = self.domain_, len(self.cells_)
-        return CopulaTransform(p=dom.p, numeric=tuple(dom.numeric[:k]), cells=tuple(self.cells_),
-                               cdf=tuple(self._cdf), masses=tuple(self.marginals_[:k]), grouped=self.groups_ > 1,
-                               key=self._jitter_seed, coarse=self.coarse_)
-
-    def _adopt_mixture(self, mix: GaussPCA):
-        if math.isfinite(self.rho_) and mix.rho_ > self.rho_split_["mixture"] * (1 + 1e-9):
-            raise ParameterError("internal accounting mismatch: the mixture spent more than its share")
-        if self.label_weights_ is not None and mix.class_weights_.shape == self.label_weights_.shape:
-            # post-processing: class shares from the histograms (averaged over every column) replace the
-            # mixture's own noisy counts
-            mix.class_weights_ = self.label_weights_.copy()
-        self.mixture_ = mix
-        self.n_components_ = mix.n_components_
-        self.n_classes_ = mix.n_classes_
-        self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
-        self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
-        pairs = {k: v for k, v in self.rho_split_.items() if k.startswith("pairs_")}
-        self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
-                              **{f"rho_{k}": float(v) for k, v in pairs.items()},
-                              **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
-        self.passes_ = 1 + int(mix.passes_)
-        eps = float(self.epsilon)
-        self._set_cost(eps, float(self.delta) if math.isfinite(eps) else 0.0,
-                       self.rho_ if math.isfinite(self.rho_) else None)
 
     def fit_stats(self, stats):
         """Not available: the copula needs its marginal pass before the mixture's statistics exist,
