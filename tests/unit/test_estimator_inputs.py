@@ -44,7 +44,7 @@ def test_budget_goes_only_to_statistics_that_run():
     one = GaussPCA(1.0, n_components=2, n_classes=1, rng=0).fit(X, np.zeros(300, int))
     assert {k[:-4] for k in one.noise_scales_ if k.endswith("_std")} == set(one.rho_split_) == \
         {"centre", "radius", "basis", "counts", "sums", "moments", "residual"}
-    c = GaussCopula(1.0, n_components=3, coarse_cells=0, rng=0).fit(X)  # latent width 3: no node blocks
+    c = GaussCopula(1.0, n_components=3, coarse_cells=0, dependence="mixture", rng=0).fit(X)  # no node blocks
     assert "rho_mixture_residual" not in c.budget_split_
     assert sum(c.budget_split_.values()) == pytest.approx(c.rho_)
     assert GaussPCA(1.0, n_components=2, rng=0).fit(X).rho_split_["residual"] > 0  # P < p: it runs
