@@ -236,9 +236,10 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     name: ClassVar[str] = "gauss-copula"
     guarantee: ClassVar[str] = "(epsilon,delta)-DP"
     relation: ClassVar[str] = R1_LABEL
-    summary: ClassVar[str] = ("Gaussian copula: DP one-way marginals on public cells (atoms kept), gauss-pca mixture "
-                              "on normal scores, a privately chosen spanning tree of measured pairs, quantile and "
-                              "quota decoding along it; zCDP accounting")
+    summary: ClassVar[str] = ("DP one-way marginals on public cells (atoms kept) and one graphical model fitted to "
+                              "them and to the pairs and pairs-with-label its rounds choose and measure (AIM's "
+                              "selection); values inside each coarse node from the per-class trees; wide numeric "
+                              "tables: a gauss-pca mixture on normal scores instead; zCDP accounting")
     supervised: ClassVar[bool] = False
     uses_delta: ClassVar[bool] = True
     capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,
