@@ -51,12 +51,10 @@ def on_cluster(dask_cluster):
 
 
 @pytest.mark.slow
-@pytest.mark.ci_slice
 def test_pair_tree_measurement_audit_on_dask_counts(monkeypatch, on_cluster):
     check_measurement(monkeypatch, 2.0, 40_000, (15, 16), make_passes=on_cluster)
 
 
 @pytest.mark.slow
-@pytest.mark.ci_slice
 def test_pair_tree_selection_audit_on_dask_counts(monkeypatch, on_cluster):
     check_selection(monkeypatch, 2.0, 20_000, (17, 18), make_passes=on_cluster)
