@@ -55,8 +55,8 @@ def fitted(eps, src, dom, passes, accounting="auto"):
 
 def _choice(m, exact, est):
     chosen = measure_mod.model_rounds(m, exact, m.model_plan_, m.rho_split_["model_measure"],
-                                      m.rho_split_["model_select"], lambda: est, lambda r: True,
-                                      lambda r, meas: None)
+                                      m.rho_split_["model_select"], lambda: est,
+                                      lambda: np.ones(len(exact), dtype=bool), lambda r: True, lambda r, meas: None)
     return chosen[0]
 
 

@@ -3,6 +3,8 @@ and a release that keeps what the mixture loses (a near-deterministic pair, a th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -107,7 +109,8 @@ def test_rounds_measure_distinct_candidates_and_never_one_the_size_bound_refuses
     refused = {0, 1, 2}
     seen = []
     chosen = M.model_rounds(m, exact, plan, 0.5, 0.5, lambda: [np.zeros_like(e) for e in exact],
-                            lambda r: r not in refused, lambda r, meas: seen.append((r, meas)))
+                            lambda: np.ones(len(exact), dtype=bool), lambda r: r not in refused,
+                            lambda r, meas: seen.append((r, meas)))
     assert len(chosen) == len(set(chosen)) == plan.rounds and not refused & set(chosen)
     assert [r for r, _ in seen] == chosen
     assert all(meas.query == ("marginal", plan.pairs[r]) and meas.noisy.size == exact[r].size for r, meas in seen)
@@ -125,3 +128,21 @@ def test_a_deep_tree_enters_the_model_with_up_to_sixteen_nodes_not_its_coarsest_
     assert attrs.sizes == (16,)
     share = np.bincount(attrs.codes(np.linspace(0, 1, 16001)[:, None], None)[:, 0], minlength=16) / 16001
     assert share.min() > 0.05 and share.max() < 0.08  # equal-width nodes
+
+
+def test_a_refusal_lasts_one_round_so_no_later_round_depends_on_a_draw_not_released():
+    """The size test's refusals are forgotten when the round ends: a candidate refused in round 1 (the
+    best-scoring one, drawn first at an infinite epsilon) is drawn again and measured in round 2."""
+    m = fitted("graphical")
+    plan = m.model_plan_
+    exact = [np.zeros(P.cells_of(plan.attributes.sizes, c)) for c in plan.pairs]
+    exact[0][0] = 1e6  # candidate 0 scores highest
+    asked = []
+
+    def fits(r):
+        asked.append(r)
+        return not (r == 0 and asked.count(0) == 1)  # refused the first time only
+
+    chosen = M.model_rounds(m, exact, plan, math.inf, math.inf, lambda: [np.zeros_like(e) for e in exact],
+                            lambda: np.ones(len(exact), dtype=bool), fits, lambda r, meas: None)
+    assert chosen[0] != 0 and chosen[1] == 0

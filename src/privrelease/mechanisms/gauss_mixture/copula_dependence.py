@@ -48,7 +48,7 @@ class GraphicalDependence:
         fit = ModelFit(plan, one_way_measurements(self, plan.attributes, self._first_std), self.n_,
                        self.source_.generator)
         chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],
-                              fit.estimate, fit.offered, fit.record)
+                              fit.estimate, fit.open_, fit.fits, fit.record)
         self.model_ = fit.fit(D.FINAL_ITERS)
         self.marginals_measured_ = [plan.pairs[r] for r in chosen]
         self.sensitivities_.update({"model_score_linf": SCORE_SENSITIVITY, "model_l2": MEASURE_SENSITIVITY})

@@ -280,9 +280,9 @@ def weight_std(std: float) -> float:
 class ModelFit:
     """The graphical model fitted to every measurement so far (post-processing): the estimation side of the
     model's rounds. ``record`` adds a released :class:`~.copula_measure.Measurement`; ``estimate`` returns the
-    current model's counts of every candidate, refitting (warm-started) when measurements arrived;
-    ``offered(r)`` whether candidate ``r`` keeps the model within ``MAX_MODEL_CELLS`` and does not overlap a
-    candidate measured since the last refit (public: the measured set)."""
+    current model's counts of every candidate, refitting (warm-started) every ``batch`` measurements; ``open_``
+    the candidates that overlap none measured since the last refit, ``fits(r)`` whether candidate ``r`` keeps the
+    model within ``MAX_MODEL_CELLS`` (both public: functions of the measured set)."""
 
     def __init__(self, plan, first: list, n: int, gen: np.random.Generator):
         from ...estimation import graphical as G
@@ -323,9 +323,12 @@ class ModelFit:
             drawn = iter(c * (self.n / m) for c in pair_counts(self.model.sample(m, self.gen), self.sizes, rest))
         return [np.asarray(self.model.project(c)).ravel() if ok else next(drawn) for c, ok in zip(self.plan.pairs, inside)]
 
-    def offered(self, r: int) -> bool:
-        c = set(self.plan.pairs[r])
-        if any(c <= set(f) or set(f) <= c for f in self._fresh):
-            return False
+    def open_(self) -> np.ndarray:
+        """The candidates a round may offer: none overlapping a candidate measured since the last refit."""
+        fresh = [set(f) for f in self._fresh]
+        return np.array([not any(set(c) <= f or f <= set(c) for f in fresh) for c in self.plan.pairs])
+
+    def fits(self, r: int) -> bool:
+        """Whether candidate ``r`` keeps the model's junction tree within ``MAX_MODEL_CELLS``."""
         cliques = [m.attrs for m in self.measurements] + [self.plan.pairs[r]]
         return self._g.model_cells(self.sizes, cliques) <= D.MAX_MODEL_CELLS

@@ -412,25 +412,27 @@ def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_selec
 
 
 # ---- the graphical model's rounds ------------------------------------------------------------------------
-def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float, estimate, fits, record) -> list:
+def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float, estimate, open_, fits, record) -> list:
     """The graphical model's private rounds (AIM's loop, at a fixed noise): returns the measured candidates'
     indices, in order.
 
     ``exact``: the exact counts of every candidate of ``plan.pairs`` (one pass); ``estimate()``: the current
     model's counts of every candidate (post-processing: the model fitted to every earlier measurement);
-    ``fits(r)``: whether the model stays within its public size bound with candidate ``r`` (a function of the
-    measured set only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
+    ``open_()``: which candidates the round may offer (a function of the measured set only); ``fits(r)``:
+    whether the model stays within its public size bound with candidate ``r`` (a function of the measured set
+    only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
     ``T = plan.rounds`` rounds: the exponential mechanism on :func:`scores` (each candidate's L1 error under the
     current model less its measurement's expected L1 noise) with ``eps_t = sqrt(8 rho_select / T)`` and
-    L-infinity sensitivity ``SCORE_SENSITIVITY``, over the candidates not yet measured that ``fits``; then the
-    Gaussian mechanism on the chosen candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure /
-    T``-zCDP).
+    L-infinity sensitivity ``SCORE_SENSITIVITY``, over the open candidates not yet measured that ``fits``; then
+    the Gaussian mechanism on the chosen candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure
+    / T``-zCDP).
 
-    A draw that ``fits`` refuses is put aside and the mechanism drawn again without it: the accepted draw is
-    distributed exactly as the exponential mechanism over the candidates that fit (a public set, fixed by the
-    measured set), and the refused draws leave the mechanism (the next draw's noise is fresh whatever their
-    number). Neighbours, sensitivities and accounting as in :func:`select_and_measure`: a record (label
-    included) replaced moves every candidate's exact counts in at most two cells by 1, whatever its arity.
+    ``fits`` is asked of the drawn candidate only: a draw it refuses is put aside and the mechanism drawn again
+    without it. The accepted draw is distributed exactly as the exponential mechanism over the candidates that
+    fit (a public set within the round, fixed by the measured set), and the refusals are forgotten when the
+    round ends, so no later round depends on a draw that was not released. Neighbours, sensitivities and
+    accounting as in :func:`select_and_measure`: a record (label included) replaced moves every candidate's
+    exact counts in at most two cells by 1, whatever its arity.
     """
     T = plan.rounds
     sizes = plan.attributes.sizes
@@ -441,23 +443,27 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
     cells = np.array([cells_of(sizes, c) for c in plan.pairs], dtype=np.float64)
     taken = np.zeros(len(plan.pairs), dtype=bool)
-    closed = np.zeros(len(plan.pairs), dtype=bool)
     chosen = []
     for _ in range(T):
         score = scores(exact, estimate(), cells, sigma)
-        while True:
-            off = taken | closed
-            if off.all():
-                break
-            r = exponential_mechanism(score, eps_t, SCORE_SENSITIVITY, mech.source_, log_base=np.where(off, -np.inf, 0.0))
-            if fits(r):
-                break
-            closed[r] = True  # the model grows only: a candidate that does not fit now never will
-        if off.all():
+        r = _draw_fitting(score, taken | ~np.asarray(open_(), dtype=bool), eps_t, mech.source_, fits)
+        if r is None:
             break
         taken[r] = True
         noisy = mech._gaussian("model_std", exact[r].astype(np.float64), MEASURE_SENSITIVITY, nm, exact[r].size)
-        record(int(r), Measurement(("marginal", plan.pairs[r]), noisy, mech.noise_scales_["model_std"]))
-        chosen.append(int(r))
+        record(r, Measurement(("marginal", plan.pairs[r]), noisy, mech.noise_scales_["model_std"]))
+        chosen.append(r)
     mech.noise_scales_["model_select_epsilon"] = eps_t
     return chosen
+
+
+def _draw_fitting(score, closed, eps_t: float, source, fits) -> int | None:
+    """One round's draw of :func:`model_rounds`: the exponential mechanism over the candidates not ``closed``,
+    drawn again without any draw ``fits`` refuses; None when none is left."""
+    closed = closed.copy()
+    while not closed.all():
+        r = int(exponential_mechanism(score, eps_t, SCORE_SENSITIVITY, source, log_base=np.where(closed, -np.inf, 0.0)))
+        if fits(r):
+            return r
+        closed[r] = True
+    return None
