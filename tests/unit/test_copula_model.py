@@ -146,3 +146,33 @@ def test_a_refusal_lasts_one_round_so_no_later_round_depends_on_a_draw_not_relea
     chosen = M.model_rounds(m, exact, plan, math.inf, math.inf, lambda: [np.zeros_like(e) for e in exact],
                             lambda: np.ones(len(exact), dtype=bool), fits, lambda r, meas: None)
     assert chosen[0] != 0 and chosen[1] == 0
+
+
+def test_compression_merges_two_or_more_rare_levels_into_one_cell_and_recounts_the_candidates():
+    dom = EncodedDomain(p=9, numeric=(), blocks=((0, 5), (5, 7), (7, 9)))
+    plan = P.plan_model(dom, (), 2)
+    assert plan.attributes.sizes == (5, 2, 2, 2)
+    out = P.compress_plan(plan, [np.array([900.0, 3.0, 500.0, 0.0, 8.0]), np.array([1.0, 900.0]),
+                                 np.array([700.0, 300.0])], floor=10.0)
+    # levels 1, 3 and 4 of the first block share cell 2; a single rare level stays a cell of its own
+    assert out.attributes.block_merges == ((0, 2, 1, 2, 2), None, None)
+    assert out.attributes.sizes == (3, 2, 2, 2) and out.rounds == plan.rounds
+    assert set(out.pairs) == set(P.model_candidates((3, 2, 2, 2), 3))
+    X = np.zeros((5, 9))
+    X[np.arange(5), np.arange(5)] = 1.0
+    X[:, 5] = X[:, 7] = 1.0
+    assert out.attributes.codes(X, np.zeros(5, dtype=int))[:, 0].tolist() == [0, 2, 1, 2, 2]
+    assert P.compress_plan(plan, [np.full(5, 100.0), np.ones(2) * 100, np.ones(2) * 100], floor=10.0) is plan
+
+
+def test_a_merged_cell_is_expanded_by_its_levels_released_counts():
+    from privrelease.mechanisms.gauss_mixture.copula_sample import expand_levels
+
+    merge = (0, 1, 0, 1, 2, 2)  # cell 1 holds levels 1 and 3, cell 0 levels 0 and 2, cell 2 levels 4 and 5
+    counts = np.array([50.0, 40.0, 0.0, 10.0, 0.0, 0.0])
+    cell = np.array([1] * 4000 + [0] * 10 + [2] * 4000)
+    out = expand_levels(cell, merge, counts, np.random.default_rng(0))
+    assert set(out[:4000]) == {1, 3} and abs(np.mean(out[:4000] == 1) - 0.8) < 0.03
+    assert set(out[4000:4010]) == {0}  # only level 0 of cell 0 has a count
+    assert abs(np.mean(out[4010:] == 4) - 0.5) < 0.03  # no count: uniform over the cell's levels
+    assert expand_levels(cell, None, counts, np.random.default_rng(0)) is cell

@@ -14,6 +14,7 @@ from .copula_estimate import ModelFit, one_way_measurements, orient
 from .copula_measure import CopulaTransform, count_pairs, model_rounds, tree_rounds
 from .copula_plan import MEASURE_SENSITIVITY, SCORE_SENSITIVITY
 from .copula_sample import model_counts
+from .model_plan import compress_plan
 from .gauss_pca import GaussPCA
 
 
@@ -43,7 +44,10 @@ class GraphicalDependence:
         """The graphical model: one pass counts every candidate (:func:`~.copula_measure.count_pairs`), the
         rounds choose and measure (:func:`~.copula_measure.model_rounds`), and :class:`~.copula_estimate.ModelFit`
         fits one model to the one-way histograms and every measured marginal."""
-        plan = self.model_plan_
+        k = len(self.cells_)
+        totals = [(m * self.class_sizes_[:, None]).sum(axis=0) for m in self.marginals_[k:]]
+        plan = self.model_plan_ = compress_plan(self.model_plan_, totals,
+                                                D.MERGE_STDS * self._first_std * math.sqrt(self.groups_))
         exact = count_pairs(passes, plan, self.n_)
         fit = ModelFit(plan, one_way_measurements(self, plan.attributes, self._first_std), self.n_,
                        self.source_.generator)

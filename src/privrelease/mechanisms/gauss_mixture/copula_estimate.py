@@ -262,6 +262,9 @@ def one_way_measurements(mech, attrs, std: float) -> list:
         m = mech.marginals_[a]
         if a < k:
             m = attrs.trees[a].grid_counts(m, attrs.levels[a])
+        elif attrs.block_merges[a - k] is not None:  # summed onto the compressed cells
+            cell = np.asarray(attrs.block_merges[a - k])
+            m = np.stack([np.bincount(cell, weights=row, minlength=int(cell.max()) + 1) for row in m])
         table = m * sizes[:, None]  # (groups, cells)
         if table.shape[0] > 1:
             out.append(MarginalMeasurement((a, label), np.ascontiguousarray(table.T).ravel(), std))

@@ -316,6 +316,7 @@ class Attributes:
     blocks: tuple
     n_classes: int   # 0: no label attribute
     node_cells: int = 0  # value nodes of a numeric column at most (0: PAIR_CELLS)
+    merges: tuple = ()  # per categorical block: its levels' cells (a tuple of ints), or None (one cell a level)
 
     @property
     def levels(self) -> tuple:
@@ -330,7 +331,12 @@ class Attributes:
     @property
     def sizes(self) -> tuple:
         return (tuple(n_nodes(t, lev) for t, lev in zip(self.trees, self.levels))
-                + tuple(e - a for a, e in self.blocks) + ((self.n_classes,) if self.n_classes else ()))
+                + tuple(e - a if m is None else max(m) + 1 for (a, e), m in zip(self.blocks, self.block_merges))
+                + ((self.n_classes,) if self.n_classes else ()))
+
+    @property
+    def block_merges(self) -> tuple:
+        return self.merges or (None,) * len(self.blocks)
 
     @property
     def label(self) -> int | None:
@@ -339,7 +345,8 @@ class Attributes:
     def codes(self, X: np.ndarray, y) -> np.ndarray:
         """(rows, attributes) cell codes of encoded rows (and their label codes)."""
         cols = [coarse_codes(X[:, j], t, lev) for j, t, lev in zip(self.numeric, self.trees, self.levels)]
-        cols += [np.argmax(X[:, a:e], axis=1) for a, e in self.blocks]
+        cols += [np.argmax(X[:, a:e], axis=1) if m is None else np.asarray(m, dtype=np.int64)[np.argmax(X[:, a:e], axis=1)]
+                 for (a, e), m in zip(self.blocks, self.block_merges)]
         if self.n_classes:
             cols.append(np.asarray(y, dtype=np.int64))
         return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), dtype=np.int64)

@@ -205,5 +205,27 @@ def sample_model(mech, n: int):
                 X[rows, col] = rank_match_within(gen.random(rows.size), node[rows], mech.cells_[j], level,
                                                  mech._cdf[j][c], mech.marginals_[j][c], gen)
     for b, (a, e) in enumerate(dom.blocks):
-        X[np.arange(n), a + codes[:, k + b]] = 1.0
+        X[np.arange(n), a + expand_levels(codes[:, k + b], attrs.block_merges[b], mech.class_sizes_ @ mech.marginals_[k + b], gen)] = 1.0
     return X, y
+
+
+def expand_levels(cell: np.ndarray, merge, counts: np.ndarray, gen) -> np.ndarray:
+    """A categorical column's levels from its cells in the model (``merge``: each level's cell, or None): a
+    cell of one level is that level; a merged cell's level is drawn from the released one-way counts of its
+    levels summed over the groups (``counts``), uniform where those are all 0. The groups' own histograms are
+    not used: a merged level's count is below a few noise stds, so its split across the groups is mostly noise
+    (drawn per group, such levels became near-perfect predictors of a class in the release, and a logistic
+    regression trained on it lost 0.06 of AUC on census_income_kdd)."""
+    if merge is None:
+        return cell
+    merge = np.asarray(merge)
+    level = np.zeros(int(merge.max()) + 1, dtype=np.int64)
+    level[merge] = np.arange(merge.size)  # a cell of one level: that level
+    out = level[cell]
+    for c in np.flatnonzero(np.bincount(merge) > 1):
+        members, rows = np.flatnonzero(merge == c), np.flatnonzero(cell == c)
+        if rows.size:
+            w = np.maximum(counts[members], 0.0)
+            w = w / w.sum() if w.sum() > 0 else np.full(members.size, 1.0 / members.size)
+            out[rows] = members[gen.choice(members.size, size=rows.size, p=w)]
+    return out

@@ -9,7 +9,7 @@ from the schema, n and (epsilon, delta). Nothing here reads a record or draws no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -106,3 +106,26 @@ def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
         return None
     rounds = max(1, int(round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes))))
     return ModelPlan(attrs, cands, rounds, float(D.MODEL_SHARE if share is None else share))
+
+
+def compress_plan(plan: ModelPlan, totals: list, floor: float) -> ModelPlan:
+    """The plan on compressed categorical domains (MST's domain compression): in each categorical block, the
+    levels whose count in ``totals`` (one array per block: the released histograms' counts summed over the
+    groups) is below ``floor`` become one cell when there are two or more of them; the candidates are those of
+    the compressed sizes (:func:`model_candidates`), the rounds and the share unchanged. Post-processing of the
+    released histograms: the rounds' candidates then hold far fewer cells whose noise would outweigh their
+    counts, and a large code's levels that matter are measured with their groups."""
+    merges = []
+    for t in totals:
+        t = np.asarray(t, dtype=np.float64)
+        rare = t < floor
+        if rare.sum() < 2:
+            merges.append(None)
+            continue
+        cell = np.cumsum(~rare) - 1
+        cell[rare] = int((~rare).sum())
+        merges.append(tuple(int(c) for c in cell))
+    if all(m is None for m in merges):
+        return plan
+    attrs = replace(plan.attributes, merges=tuple(merges))
+    return replace(plan, attributes=attrs, pairs=model_candidates(attrs.sizes, attrs.label))
