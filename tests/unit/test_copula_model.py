@@ -176,3 +176,35 @@ def test_a_merged_cell_is_expanded_by_its_levels_released_counts():
     assert set(out[4000:4010]) == {0}  # only level 0 of cell 0 has a count
     assert abs(np.mean(out[4010:] == 4) - 0.5) < 0.03  # no count: uniform over the cell's levels
     assert expand_levels(cell, None, counts, np.random.default_rng(0)) is cell
+
+
+def rare_table(n=6000, seed=0):
+    """A 20-level code whose last 12 levels hold a handful of records each, and its 4-level group."""
+    rng = np.random.default_rng(seed)
+    p = np.r_[np.full(8, 0.12), np.full(12, 0.04 / 12)]
+    code = rng.choice(20, n, p=p / p.sum())
+    group = code % 4
+    X = np.zeros((n, 24))
+    X[np.arange(n), code] = 1.0
+    X[np.arange(n), 20 + group] = 1.0
+    return X, EncodedDomain(p=24, numeric=(), blocks=((0, 20), (20, 24)))
+
+
+def test_rare_levels_are_merged_alike_on_streamed_chunks_and_the_release_keeps_every_level():
+    X, dom = rare_table()
+
+    def fit(chunks=None):
+        m = GaussCopula(1.0, 1e-6, domain=dom, dependence="graphical", rng=5)
+        if chunks is None:
+            return m.fit(X)
+        return m.fit_passes(lambda: ((X[i:i + chunks], None) for i in range(0, len(X), chunks)))
+
+    a, b = fit(), fit(chunks=700)
+    merge = a.model_plan_.attributes.block_merges[0]
+    assert merge is not None and a.model_plan_.attributes.sizes[0] < 20  # rare levels share a cell
+    assert b.model_plan_.attributes.block_merges == a.model_plan_.attributes.block_merges
+    assert a.marginals_measured_ == b.marginals_measured_
+    Xa = a.sample(6000)[0]
+    np.testing.assert_array_equal(Xa, b.sample(6000)[0])
+    code = np.argmax(Xa[:, :20], axis=1)
+    assert len(set(code[np.asarray(merge)[code] == max(merge)])) > 1  # the merged cell expands to several levels

@@ -119,7 +119,9 @@ MAX_MODEL_CELLS = 2 ** 20
 #: Cells of all candidates together, counted in one pass: triples with the label are left out beyond this.
 MAX_CANDIDATE_TOTAL = 2 ** 23
 #: A table with at least this many numeric columns, more than its categorical ones, keeps the mixture as its
-#: dependence model ("auto").
+#: dependence model ("auto"). A generated table of 60 numeric and 20 categorical columns (bench_memory.py's
+#: factor generator, 100,000 records): the mixture's 2-way TVD 0.0909 (+-0.0004, 24 s CPU), the graphical
+#: model's 0.1017 (1 seed, 43 s).
 WIDE_NUMERIC = 50
 #: Noisy coarsest cells of a numeric tree below this many noise stds are set to 0 with the model (threshold
 #: "auto"): the loans table's tails (fees p99 x1.34 -> x1.11, 2-way TVD 0.038 -> 0.036); on categorical histograms
