@@ -14,8 +14,8 @@ from .copula_estimate import ModelFit, one_way_measurements, orient
 from .copula_measure import CopulaTransform, count_pairs, model_rounds, tree_rounds
 from .copula_plan import MEASURE_SENSITIVITY, SCORE_SENSITIVITY
 from .copula_sample import model_counts
-from .model_plan import compress_plan
 from .gauss_pca import GaussPCA
+from .model_plan import compress_plan
 
 
 class GraphicalDependence:
