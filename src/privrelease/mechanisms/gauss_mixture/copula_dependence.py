@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from ...errors import ParameterError
 from . import copula_defaults as D
-from .copula_estimate import ModelFit, one_way_measurements, orient
+from .copula_estimate import ModelFit, level_counts, one_way_measurements, orient
 from .copula_measure import CopulaTransform, count_pairs, model_rounds, tree_rounds
 from .copula_plan import MEASURE_SENSITIVITY, SCORE_SENSITIVITY
 from .copula_sample import model_counts
@@ -44,8 +44,7 @@ class GraphicalDependence:
         """The graphical model: one pass counts every candidate (:func:`~.copula_measure.count_pairs`), the
         rounds choose and measure (:func:`~.copula_measure.model_rounds`), and :class:`~.copula_estimate.ModelFit`
         fits one model to the one-way histograms and every measured marginal."""
-        k = len(self.cells_)
-        totals = [(m * self.class_sizes_[:, None]).sum(axis=0) for m in self.marginals_[k:]]
+        totals = [level_counts(self, a) for a in range(len(self.cells_), len(self.marginals_))]
         plan = self.model_plan_ = compress_plan(self.model_plan_, totals,
                                                 D.MERGE_STDS * self._first_std * math.sqrt(self.groups_))
         exact = count_pairs(passes, plan, self.n_)

@@ -249,6 +249,12 @@ def orient(mech, plan: PairPlan, measured: list, n_tree: int | None = None) -> P
 
 
 # ---- the graphical model ------------------------------------------------------------------------------
+def level_counts(mech, a: int) -> np.ndarray:
+    """Released one-way counts of attribute ``a``'s cells summed over the groups (post-processing: the
+    estimated marginals times the released group sizes)."""
+    return mech.class_sizes_ @ mech.marginals_[a]
+
+
 def one_way_measurements(mech, attrs, std: float) -> list:
     """The released one-way histograms as the model's first measurements: each feature's counts per group
     on its attribute cells (a numeric column's tree masses summed onto its coarse nodes), joint with the label

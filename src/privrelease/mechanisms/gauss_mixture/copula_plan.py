@@ -345,8 +345,9 @@ class Attributes:
     def codes(self, X: np.ndarray, y) -> np.ndarray:
         """(rows, attributes) cell codes of encoded rows (and their label codes)."""
         cols = [coarse_codes(X[:, j], t, lev) for j, t, lev in zip(self.numeric, self.trees, self.levels)]
-        cols += [np.argmax(X[:, a:e], axis=1) if m is None else np.asarray(m, dtype=np.int64)[np.argmax(X[:, a:e], axis=1)]
-                 for (a, e), m in zip(self.blocks, self.block_merges)]
+        for (a, e), m in zip(self.blocks, self.block_merges):
+            level = np.argmax(X[:, a:e], axis=1)
+            cols.append(level if m is None else np.asarray(m, dtype=np.int64)[level])
         if self.n_classes:
             cols.append(np.asarray(y, dtype=np.int64))
         return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), dtype=np.int64)

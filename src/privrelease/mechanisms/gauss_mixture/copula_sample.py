@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import copula_defaults as D
-from .copula_estimate import PairTree, class_counts
+from .copula_estimate import PairTree, class_counts, level_counts
 from .copula_plan import PairPlan, pair_counts
 from .copula_tree import NumericTree
 from .quotas import quota_assign, quota_assign_groups
@@ -205,7 +205,9 @@ def sample_model(mech, n: int):
                 X[rows, col] = rank_match_within(gen.random(rows.size), node[rows], mech.cells_[j], level,
                                                  mech._cdf[j][c], mech.marginals_[j][c], gen)
     for b, (a, e) in enumerate(dom.blocks):
-        X[np.arange(n), a + expand_levels(codes[:, k + b], attrs.block_merges[b], mech.class_sizes_ @ mech.marginals_[k + b], gen)] = 1.0
+        merge = attrs.block_merges[b]
+        counts = None if merge is None else level_counts(mech, k + b)
+        X[np.arange(n), a + expand_levels(codes[:, k + b], merge, counts, gen)] = 1.0
     return X, y
 
 
