@@ -11,7 +11,7 @@ Usage::
         [--mechanism gauss-pca] [--chunk-rows 50000] [--categorical 0] [--param KEY=VALUE ...]
 
 ``--categorical K`` adds K categorical columns of :data:`LEVELS` levels cut from the same latent factors, so that
-gauss-copula's pair tree runs; the table also lists the stages the release reported (one per pass
+gauss-copula's graphical model runs; the table also lists the stages the release reported (one per pass
 over the data, then the writing).
 """
 
@@ -85,9 +85,9 @@ def main(argv=None):
     ap.add_argument("--mechanism", default="gauss-pca")
     ap.add_argument("--chunk-rows", type=int, default=50_000)
     ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
-                    help="a mechanism parameter, read as the CLI's --param is, e.g. pair_rounds=0")
+                    help="a mechanism parameter, read as the CLI's --param is, e.g. dependence=mixture")
     ap.add_argument("--categorical", type=int, default=0,
-                    help=f"categorical columns of {LEVELS} levels besides the numeric ones (gauss-copula's pair tree runs on them)")
+                    help=f"categorical columns of {LEVELS} levels besides the numeric ones (gauss-copula's graphical model runs on them)")
     a = ap.parse_args(argv)
     import yaml
 

@@ -197,7 +197,7 @@ def load(name, data_dir):
         return mb.load_diabetes130(data_dir)
     if name == "hapt":
         return mb.load_hapt()
-    if name == "census_kdd":  # the tuning subset of benchmarks/bench_pairs.py
+    if name == "census_kdd":  # the tuning subset (20,000 training records)
         from privrelease.experiments.mixed_tables import load_census_kdd
 
         return load_census_kdd(0, max_train=20_000)

@@ -143,7 +143,7 @@ def res_mode(fit) -> str:
 
 #: The default's own settings on the audit's table: the graphical model, its budget split and rounds (the
 #: white-box audit and the other black-box rows pin the mixture's statistics at the split they were designed at).
-GRAPHICAL = dict(dependence="graphical", pair_rounds="auto", marginal_share="auto")
+GRAPHICAL = dict(dependence="graphical", marginal_share="auto")
 
 
 def black_box(path="seeded", releases=6000, seed=5, **kw) -> dict:

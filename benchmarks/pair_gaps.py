@@ -7,9 +7,8 @@ Usage (from the repository root, PRIVRELEASE_DATA pointing at the shared data se
     PYTHONPATH=src python benchmarks/pair_gaps.py census_kdd /tmp/rel/census_kdd/mst-mbi2-seed0.csv --seed 0
 
 Releases the default (gauss-copula, epsilon 1, delta 1e-6, the given seed) on a tuning table, reads the
-peer's saved release, and prints the mean 2-way TVD (10 bins, as ``bench_pairs.py``) by kind of pair
-(categorical / numeric), by whether the default's pair tree measured the pair, by whether the label is in
-it, and the pairs where the default is furthest behind.
+peer's saved release, and prints the mean 2-way TVD (10 bins) by kind of pair
+(categorical / numeric), by whether the label is in it, and the pairs where the default is furthest behind.
 """
 
 from __future__ import annotations
@@ -19,15 +18,15 @@ import argparse
 import pandas as pd
 
 
-def pair_table(real, releases: dict, schema, label, tree_pairs, bins=10) -> pd.DataFrame:
-    """One row per pair of columns: its kind, whether the label or a measured tree pair, and each release's
+def pair_table(real, releases: dict, schema, label, bins=10) -> pd.DataFrame:
+    """One row per pair of columns: its kind, whether the label is in it, and each release's
     TVD (:func:`privrelease.evaluation.fidelity.tvd_2way`, schema order)."""
     from privrelease.evaluation.fidelity import tvd_2way
 
     kind = {c.name: "n" if c.kind == "numeric" else "c" for c in schema.columns}
     tvds = {k: tvd_2way(real, df, schema, bins) for k, df in releases.items()}
     rows = [{"a": a, "b": b, "kind": "".join(sorted(kind[a] + kind[b])), "label": label in (a, b),
-             "tree": frozenset((a, b)) in tree_pairs, **{k: t[(a, b)] for k, t in tvds.items()}}
+             **{k: t[(a, b)] for k, t in tvds.items()}}
             for a, b in next(iter(tvds.values()))]
     return pd.DataFrame(rows)
 
@@ -45,13 +44,9 @@ def main():
     train, _, schema, label = mt.LOADERS[args.data](0, **({"max_train": args.max_train}
                                                           if args.data == "census_kdd" else {}))
     res = release(train, schema, "gauss-copula", 1.0, delta=1e-6, rng=args.seed)
-    feats = [c for c in schema.columns if c.name != label]
-    # the pair stage's attributes: numeric columns, then categorical ones, then the label
-    attrs = ([c.name for c in feats if c.kind == "numeric"] + [c.name for c in feats if c.kind != "numeric"] + [label])
-    tree = {frozenset((attrs[a], attrs[b])) for a, b in getattr(res.mechanism, "pairs_measured_", None) or []}
-    t = pair_table(train, {"default": res.data, "peer": pd.read_csv(args.peer)}, schema, label, tree)
+    t = pair_table(train, {"default": res.data, "peer": pd.read_csv(args.peer)}, schema, label)
     pd.set_option("display.width", 200)
-    for by in ("kind", "tree", "label"):
+    for by in ("kind", "label"):
         print(t.groupby(by)[["default", "peer"]].agg(["mean", "count"]).round(4), "\n")
     print("all pairs:", t[["default", "peer"]].mean().round(4).to_dict())
     t["gap"] = t["default"] - t["peer"]

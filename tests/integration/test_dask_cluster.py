@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -94,41 +93,6 @@ def test_default_mechanism_runs_its_passes_on_the_workers(dask_cluster, parts_di
     assert remote.marginals_measured_ == here.marginals_measured_ and remote.model_.cliques == here.model_.cliques
     for a, b in zip(remote.model_.potentials, here.model_.potentials):
         assert np.allclose(a, b, rtol=1e-9, atol=1e-9)
-
-
-TREE_SCHEMA = {"columns": {
-    "age": {"type": "numeric", "lower": 0, "upper": 90, "integer": True},  # 12 halved nodes: see below
-    "group": {"type": "categorical", "categories": ["a", "b", "c", "d"]},
-    "band": {"type": "categorical", "categories": ["low", "high"]},
-    "label": {"type": "categorical", "categories": ["no", "yes"], "role": "label"}}}
-
-
-def test_pair_tree_runs_its_counts_on_the_workers(dask_cluster, tmp_path):
-    """With more categorical than numeric columns the mixture measures its pair tree: the counting
-    pass runs on the workers, and the same seed gives the local engine's tree and release (at this
-    budget, epsilon 8, on the ages' halved nodes, 12 of 8 years: set on the driver before the pass)."""
-    from privrelease.schema import Schema
-
-    rng = np.random.default_rng(3)
-    parts = tmp_path / "parts"
-    parts.mkdir()
-    for k in range(3):
-        group = rng.choice(list("abcd"), 400)
-        pd.DataFrame({"age": rng.integers(0, 91, 400), "group": group,
-                      "band": np.where(np.isin(group, ["a", "b"]), "low", "high"),  # a function of group
-                      "label": rng.choice(["no", "yes"], 400)}).to_parquet(parts / f"part-{k}.parquet")
-    schema = Schema.from_dict(TREE_SCHEMA)
-    certs, tables = {}, {}
-    for engine in ("local", "dask"):
-        extra = dict(scheduler=dask_cluster.scheduler_address) if engine == "dask" else {}
-        target = tmp_path / engine / "released.csv"
-        certs[engine] = release_file(parts, schema, target, "gauss-copula", 8.0, dependence="mixture",
-                                     rng=5, chunk_rows=300, engine=engine, **extra)
-        tables[engine] = pd.read_csv(target)
-    assert certs["local"].extra["passes"] == certs["dask"].extra["passes"] == 5  # the tree's counts: one more
-    pd.testing.assert_frame_equal(tables["local"], tables["dask"])
-    out = tables["dask"]
-    assert ((out["band"] == "low") == out["group"].isin(["a", "b"])).mean() > 0.95
 
 
 @pytest.mark.parametrize("mechanism, out, kw", [

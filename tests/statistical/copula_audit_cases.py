@@ -92,10 +92,9 @@ def copula_fit(eps=EPS, delta=DELTA, cols=COLS, passes=None, real_release=False,
         source = AsRealRelease(source) if real_release else source
         # the mixture's statistics (the graphical model's rounds: test_audit_gauss_copula_model.py), at
         # the split the audits were designed and documented at (docs/audits.md); "auto" would give
-        # these 11-record tables 0.3, a budget share only (the same code paths). The pair tree, which
-        # the public rule turns on for them at epsilon 4, has its own audits (test_audit_gauss_copula_pairs.py)
+        # these 11-record tables 0.3, a budget share only (the same code paths)
         params = dict(n_classes=1 if y is None else 2, domain=domain(cols), rng=source, marginal_share=0.55,
-                      pair_rounds=0, dependence="mixture")
+                      dependence="mixture")
         params.update(kw)
         m = gc.GaussCopula(eps, delta, **params)
         return m.fit(X, y) if passes is None else m.fit_executor(passes(D))

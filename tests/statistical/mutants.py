@@ -7,7 +7,7 @@ An entry names
 * ``name``: what the mutant does;
 * ``audit``: the id of the audit that must catch it, a key of :data:`AUDITS` (the cases of
   ``copula_audit_cases.py``, GDP bounds against the claimed mu, the per-draw cases of
-  ``draw_audit_cases.py`` and the pair stage's ``PAIR_CASES`` of ``test_audit_gauss_copula_pairs.py``,
+  ``draw_audit_cases.py`` and the graphical model's ``MODEL_CASES`` of ``test_audit_gauss_copula_model.py``,
   epsilon bounds against the claimed epsilon);
 * ``apply(monkeypatch)``: the change, made with pytest's monkeypatch (so it is undone after the
   test); None for a per-draw case, whose own halved-noise source is the mutant
@@ -93,8 +93,8 @@ def mixture_with_whole_budget(mp) -> None:
     mp.setattr(plan_mod, "split_budget", split_budget)
 
 
-def pair_score_sensitivity_halved(mp) -> None:
-    """gauss-copula's pair selection (exponential mechanism) calibrated with half its score sensitivity."""
+def score_sensitivity_halved(mp) -> None:
+    """gauss-copula's model selection (exponential mechanism) calibrated with half its score sensitivity."""
     mp.setattr(measure_mod, "SCORE_SENSITIVITY", measure_mod.SCORE_SENSITIVITY / 2)
 
 
@@ -121,11 +121,9 @@ MUTANTS = [
     for part in ("centre", "radius", "sums", "basis", "moments", "residual", "counts", "within_radius")
 ] + [
     Mutant("moments (class centring) noise x0.5", "mixture moments (class centring)", scale_noise("moments_std")),
-    # the pair tree's and the model's mutants run in CI in their audit files' local tests
-    Mutant("pair tree measurement noise x0.5", "pair tree measurement", scale_noise("pairs_std")),
-    Mutant("pair tree selection score sensitivity x0.5", "pair tree selection", pair_score_sensitivity_halved),
+    # the model's mutants run in CI in its audit file's local tests
     Mutant("model measurement noise x0.5", "model measurement", scale_noise("model_std")),
-    Mutant("model selection score sensitivity x0.5", "model selection", pair_score_sensitivity_halved),
+    Mutant("model selection score sensitivity x0.5", "model selection", score_sensitivity_halved),
 ]
 
 
@@ -140,14 +138,12 @@ MUTANTS += _draw_case_mutants()
 
 
 def audits() -> dict:
-    """Every audit a mutant may name: id -> case (copula cases, per-draw cases and the pair stage's)."""
+    """Every audit a mutant may name: id -> case (copula cases, per-draw cases and the graphical model's)."""
     from copula_audit_cases import BY_ID
     from draw_audit_cases import all_cases
     from test_audit_gauss_copula_model import MODEL_CASES
-    from test_audit_gauss_copula_pairs import PAIR_CASES
 
     out = {c.id: c for c in all_cases()}
     out.update(BY_ID)
-    out.update(PAIR_CASES)
     out.update(MODEL_CASES)
     return out

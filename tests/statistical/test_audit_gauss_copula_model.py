@@ -6,15 +6,24 @@ Both run through the mechanism's own path: :meth:`GaussCopula.fit_marginals` pla
 counts every candidate on the pass executor (one chunk, streamed chunks, or Dask partitions in
 ``test_audit_gauss_copula_model_dask``), and :func:`copula_measure.model_rounds` takes the noisy steps. The
 model's estimate of every candidate (post-processing of earlier outputs, fixed given them) is pinned by the
-test to a worst case; the size bound offers every candidate.
+test to a worst case; the size bound offers every candidate. The rounds are lowered to one
+(``MODEL_ROUNDS_PER_ATTRIBUTE``) and the model gets 0.99 of the budget.
 
-The witnesses are those of the pair tree's audits (``test_audit_gauss_copula_pairs``, derived there): two
-binary columns whose one candidate's ``noisy[00] - noisy[11]`` moves its mean by 2 (the whole L2
-sensitivity sqrt 2), and three binary columns whose pinned estimate moves every log-odds of choosing ab by
-``eps_t``. The rounds are lowered to one (``MODEL_ROUNDS_PER_ATTRIBUTE``) and the model gets 0.99 of the
-budget, ``SELECT_FRACTION`` 0.01 for the measurement (it carries 0.98 of the loss) and 0.99 for the
-selection. The real stage passes at the claimed epsilon; a mutant with halved noise (halved sensitivity) is
-caught.
+Measurement witness (derivation: the Notes of :func:`copula_measure.model_rounds`): two binary columns
+(one candidate, 4 cells); the target record moves from (0, 0) to (1, 1), the others sit at (0, 1).
+The statistic ``noisy[00] - noisy[11]`` of the measurement (the last Gaussian release of the
+transcript) moves its mean by 2, the whole L2 sensitivity ``sqrt 2`` of two coordinates; its std is
+``2 / sqrt(2 rho_measure)``. ``SELECT_FRACTION`` is lowered to 0.01, so this one measurement carries
+0.98 of the release's privacy loss.
+
+Selection witness: three binary categorical columns a, b, c (candidates ab, ac, bc, 4 cells each;
+the first round offers every candidate). The target record moves from (0, 0, 0) to (1, 0, 1). The
+pinned estimate puts ab's exact counts below/above the estimate so that its L1 distance grows by 2,
+and those of ac and bc so that theirs shrink by 2: every log-odds of choosing ab moves by ``eps_t``
+(the most the score's sensitivity 2 allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised
+to 0.99 the selection carries most of the loss.
+
+The real stage passes at the claimed epsilon; a mutant with halved noise (halved sensitivity) is caught.
 """
 
 from __future__ import annotations
@@ -25,25 +34,60 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-import test_audit_gauss_copula_pairs as pairs_audit
-from test_audit_gauss_copula_pairs import (
-    CAT,
-    CAT2,
-    DELTA,
-    SELECTION_ACCOUNTING,
-    N,
-    WordsRecordingSource,
-    in_memory,
-    pinned_estimate,
-    selection_pair,
-    streamed,
-    tree_measurement_pair,
-)
+from test_audit_gauss_copula_tree import in_memory, streamed
+from test_audit_gauss_pca import RecordingSource
 
 import privrelease.mechanisms.gauss_mixture.copula_defaults as D
 import privrelease.mechanisms.gauss_mixture.copula_measure as measure_mod
 from privrelease.audit import audit_epsilon
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
+from privrelease.schema.encoding import EncodedDomain
+
+
+class WordsRecordingSource(RecordingSource):
+    """The recording source with its seeded source's random words (the selection's exact sampler draws them)."""
+
+    def words(self, n):
+        return self._inner.words(n)
+
+
+N, DELTA = 1000, 1e-5
+#: The selection witness runs with the tight accounting (seeded runs may choose it): each selection composed
+#: as randomized response with eps_t, so eps_t is close to the claim and the halved sensitivity exceeds it;
+#: under zCDP eps_t = sqrt(8 rho_select) is well below the claim and no single selection could show it.
+SELECTION_ACCOUNTING = "gaussian"
+CAT = EncodedDomain(p=6, numeric=(), blocks=((0, 2), (2, 4), (4, 6)))
+CAT2 = EncodedDomain(p=4, numeric=(), blocks=((0, 2), (2, 4)))
+
+
+def measurement_pair():
+    others = np.tile([1.0, 0.0, 0.0, 1.0], (N - 1, 1))  # (0, 1)
+    return (np.vstack([[1.0, 0.0, 1.0, 0.0], others]), None), (np.vstack([[0.0, 1.0, 0.0, 1.0], others]), None)
+
+
+def onehot(codes):
+    codes = np.asarray(codes)
+    X = np.zeros((codes.shape[0], 6))
+    for j in range(3):
+        X[np.arange(len(codes)), 2 * j + codes[:, j]] = 1.0
+    return X
+
+
+def selection_pair():
+    others = np.tile([0, 1, 0], (N - 1, 1))
+    return (onehot(np.vstack([[0, 0, 0], others])), None), (onehot(np.vstack([[1, 0, 1], others])), None)
+
+
+def pinned_estimate(exact0):
+    """Per candidate (ab, ac, bc: cells 00, 01, 10, 11): ab's distance grows from d0 to d1, the others' shrink."""
+    ab, ac, bc = (np.asarray(e, dtype=float).copy() for e in exact0)
+    ab[0] += 5.0   # the target leaves 00 (exact below the estimate): +1
+    ab[2] -= 5.0   # and enters 10 (exact above the estimate): +1
+    ac[0] -= 5.0   # leaves 00 (exact above): -1
+    ac[3] += 5.0   # enters 11 (exact below): -1
+    bc[0] -= 5.0
+    bc[1] += 5.0
+    return [ab, ac, bc]
 
 
 def fitted(eps, src, dom, passes, accounting="auto"):
@@ -60,20 +104,41 @@ def _choice(m, exact, est):
     return chosen[0]
 
 
-def _plan(m):
-    return m.model_plan_
-
-
 def measure_batch(eps, make_passes):
-    return pairs_audit.measure_batch(eps, make_passes, fitted, _choice, _plan)
+    """The measurement's statistic: two binary columns, cells 00 and 11."""
+
+    def run(data, rng, k):
+        out = np.empty(k)
+        passes = make_passes(data)
+        for i in range(k):
+            src = WordsRecordingSource(rng)
+            m = fitted(eps, src, CAT2, passes)
+            exact = measure_mod.count_pairs(passes, m.model_plan_, m.n_)
+            assert len(exact) == 1, "one candidate"
+            _choice(m, exact, [np.zeros(exact[0].size)])
+            noisy = src.releases[-1]
+            out[i] = noisy[0] - noisy[3]
+        return out
+
+    return run
 
 
 def select_batch(eps, make_passes, est):
-    return pairs_audit.select_batch(eps, make_passes, est, fitted, _choice, _plan)
+    def run(data, rng, k):
+        out = np.empty(k)
+        passes = make_passes(data)
+        for i in range(k):
+            m = fitted(eps, WordsRecordingSource(rng), CAT, passes, accounting=SELECTION_ACCOUNTING)
+            exact = measure_mod.count_pairs(passes, m.model_plan_, m.n_)
+            assert m.model_plan_.pairs == ((0, 1), (0, 2), (1, 2))
+            out[i] = _choice(m, exact, est)
+        return out
+
+    return run
 
 
 def audit_measurement(eps, trials, seed, make_passes):
-    d0, d1 = tree_measurement_pair()
+    d0, d1 = measurement_pair()
     rho = fitted(eps, WordsRecordingSource(np.random.default_rng(0)), CAT2, make_passes(d0)).rho_split_["model_measure"]
     thr = -1.0 + 3.0 * (2.0 / math.sqrt(2.0 * rho)) / 2.0  # d1's mean + 3 mutant stds: fixed by the design
     return audit_epsilon(batch=measure_batch(eps, make_passes), d0=d0, d1=d1, event=lambda s: np.asarray(s) >= thr,
@@ -133,6 +198,18 @@ def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
 
 def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory):
     _check_real_and_mutant(monkeypatch, SELECTION, "SCORE_SENSITIVITY", 1.0, eps, trials, seeds, make_passes)
+
+
+def test_pinned_estimate_moves_every_score_by_the_sensitivity(monkeypatch):
+    """The witness is the worst case the derivation allows: ab's score +2, ac's and bc's -2."""
+    SELECTION.patch(monkeypatch)
+    d0, d1 = selection_pair()
+    plan = fitted(2.0, WordsRecordingSource(np.random.default_rng(0)), CAT, in_memory(d0), SELECTION_ACCOUNTING).model_plan_
+    x0, x1 = (measure_mod.count_pairs(in_memory(d), plan, N) for d in (d0, d1))
+    est = pinned_estimate(x0)
+    cells = np.full(3, 4.0)
+    diff = measure_mod.scores(x1, est, cells, 1.0) - measure_mod.scores(x0, est, cells, 1.0)
+    np.testing.assert_allclose(diff, [2.0, -2.0, -2.0])
 
 
 # The CI slice runs the local path here and the Dask path in ``test_audit_gauss_copula_model_dask``; the

@@ -9,7 +9,7 @@ import pytest
 
 from copula_audit_cases import CI_TRIALS, CopulaCase
 from mutants import MUTANTS, Mutant, audits
-from test_audit_gauss_copula_pairs import PairCase
+from test_audit_gauss_copula_model import ModelCase
 
 AUDITS = audits()
 
@@ -22,7 +22,7 @@ def caught(mutant: Mutant, monkeypatch, trials: int, seed: int) -> tuple[float, 
         mutant.apply(monkeypatch)
         res = case.run(trials, seed)
         return res.mu.mu_lower, claim, res.summary()
-    if isinstance(case, PairCase):
+    if isinstance(case, ModelCase):
         mutant.apply(monkeypatch)
         res = case.run(trials, seed)
         return res.epsilon_lower, case.claimed, res.summary()

@@ -1,5 +1,5 @@
-"""benchmarks/bench_memory.py: its generated mixed table, and the passes it reports (one more for the pair tree;
-two for the default's graphical model)."""
+"""benchmarks/bench_memory.py: its generated mixed table, and the passes it reports (two for the default's
+graphical model, three for the mixture)."""
 
 import numpy as np
 import pandas as pd
@@ -21,15 +21,12 @@ def test_generated_categorical_columns_have_their_levels_and_depend_on_each_othe
     assert np.abs(np.corrcoef(np.column_stack([codes, df[names[:3]].to_numpy()]).T)[0, 1:]).max() > 0.1
 
 
-def test_the_pair_tree_adds_one_pass_over_the_data(capsys):
+def test_the_reported_passes_over_the_data(capsys):
     bench = load_script("benchmarks/bench_memory.py")
     common = ["--mechanism", "gauss-copula", "--n", "20000", "--p", "3", "--categorical", "4"]
     bench.main(common + ["--param", "dependence=mixture"])
-    with_tree = capsys.readouterr().out
-    bench.main(common + ["--param", "dependence=mixture", "--param", "pair_rounds=0"])
-    without = capsys.readouterr().out
+    mixture = capsys.readouterr().out
     bench.main(common)
     model = capsys.readouterr().out
-    assert "pass 1, pass 2, pass 3, pass 4, writing" in with_tree
-    assert "pass 1, pass 2, pass 3, writing" in without
+    assert "pass 1, pass 2, pass 3, writing" in mixture  # the cells, then the mixture's centre and moments
     assert "pass 1, pass 2, writing" in model  # the default: the cells, then the graphical model's candidates

@@ -77,7 +77,7 @@ def test_values_stay_inside_their_node_and_follow_the_scores():
 
 def test_auto_marginal_share_follows_the_noise_yardstick():
     """0.3 when the noise alone would move each column's histogram by more than 0.1 in TVD (wide
-    numeric tables), otherwise 0.8 with the pair tree on and 0.55 with it off; a number is used as given."""
+    numeric tables), otherwise 0.55; a number is used as given."""
     from privrelease.mechanisms.gauss_mixture.copula_plan import auto_marginal_share
 
     wide = EncodedDomain.numeric_box(128)
@@ -87,9 +87,6 @@ def test_auto_marginal_share_follows_the_noise_yardstick():
     assert auto_marginal_share(mixed, 30_000, 1.0, 2, "auto") == 0.55
     assert auto_marginal_share(wide, 4688, float("inf"), 6, "auto") == 0.55
     assert auto_marginal_share(wide, 4688, 1.0, 6, 0.7) == 0.7
-    assert auto_marginal_share(mixed, 30_000, 1.0, 2, "auto", True) == 0.8  # the tree on
-    assert auto_marginal_share(wide, 4688, 1.0, 6, "auto", True) == 0.3  # noisy: the tree does not change it
-    assert auto_marginal_share(wide, 4688, 1.0, 6, 0.7, True) == 0.7
 
 
 def test_a_chunk_whose_values_are_all_missing_is_checked_without_a_numpy_warning():

@@ -53,30 +53,30 @@ def test_the_mechanism_draws_noise_only_through_the_measurement():
 
 def test_the_budget_states_every_share_and_is_what_the_certificate_prints():
     X, y = categorical_table()
-    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, rng=0, dependence="mixture").fit(X, y)
+    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, rng=0).fit(X, y)
     b = m.budget_
-    assert m.pair_plan_ is not None and b.pair_rounds == m.pair_plan_.rounds > 0
+    assert m.model_plan_ is not None and b.pair_rounds == m.model_plan_.rounds > 0 and not b.mixture
     assert b.rho_split() == m.rho_split_ and b.rho == m.rho_
-    parts = b.rho_marginals + b.rho_mixture + b.rho_pairs_measure + b.rho_pairs_select
+    parts = b.rho_marginals + b.rho_pairs_measure + b.rho_pairs_select
     assert parts == pytest.approx(b.rho, rel=1e-5) and parts <= b.rho
     assert b.rho_pairs_select == pytest.approx(b.pair_share * b.select_fraction * b.rho)
     assert b.marginals_l2 == m.sensitivities_["marginals_l2"] == math.sqrt(2 * b.histograms)
     assert m.noise_scales_["marginals_std"] == pytest.approx(b.marginals_l2 * b.marginals_noise_multiplier)
-    assert m.noise_scales_["pairs_std"] == pytest.approx(math.sqrt(2) * b.pairs_noise_multiplier)
-    assert m.noise_scales_["pairs_select_epsilon"] == pytest.approx(b.pairs_select_epsilon)
-    assert m.mixture_.rho_ <= b.rho_mixture * (1 + 1e-9) and m.mixture_.epsilon == b.epsilon_mixture
+    assert m.noise_scales_["model_std"] == pytest.approx(math.sqrt(2) * b.pairs_noise_multiplier)
+    assert m.noise_scales_["model_select_epsilon"] == pytest.approx(b.pairs_select_epsilon)
     assert m.certificate_extra()["budget"] == b.as_dict()
     with pytest.raises(dataclasses.FrozenInstanceError):
         b.rho = 2 * b.rho
 
 
-def test_the_budget_without_the_pair_tree():
+def test_the_mixture_budget_splits_the_total_between_the_histograms_and_the_mixture():
     X, y = categorical_table()
-    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, pair_rounds=0, rng=0, dependence="mixture").fit(X, y)
+    m = GaussCopula(1.0, 1e-6, domain=CAT, n_classes=2, rng=0, dependence="mixture").fit(X, y)
     b = m.budget_
-    assert not b.pairs and set(b.rho_split()) == {"marginals", "mixture"}
+    assert not b.pairs and b.rho_split() == m.rho_split_ and set(b.rho_split()) == {"marginals", "mixture"}
     assert b.rho_marginals + b.rho_mixture == pytest.approx(b.rho)
-    assert "pairs_l2" not in b.as_dict()
+    assert m.mixture_.rho_ <= b.rho_mixture * (1 + 1e-9) and m.mixture_.epsilon == b.epsilon_mixture
+    assert "pairs_l2" not in b.as_dict() and m.certificate_extra()["budget"] == b.as_dict()
 
 
 def test_every_finer_tree_level_reaches_the_estimation_as_a_measurement(monkeypatch):

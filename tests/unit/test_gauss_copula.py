@@ -187,11 +187,11 @@ def test_few_records_many_columns_release_the_coarsest_cells_and_say_so():
 
 
 @pytest.mark.parametrize("labelled, declared, reads, dependence", [(False, None, 2, "auto"), (True, 2, 2, "auto"),
-                                                                 (False, None, 4, "mixture"), (True, 2, 5, "mixture")])
+                                                                 (False, None, 3, "mixture"), (True, 2, 4, "mixture")])
 def test_passes_over_the_input(labelled, declared, reads, dependence):
     """The default reads a table twice (cells, then the graphical model's candidates). The mixture reads an
-    unlabelled table four times (cells, then the mixture's centre and moments, then the pair tree's counts),
-    and with labels once more (the within-class pass)."""
+    unlabelled table three times (cells, then the mixture's centre and moments), and with labels once more
+    (the within-class pass)."""
     from privrelease.engine.passes import ChunkPasses
 
     df, schema = _mixed(600)

@@ -1,7 +1,8 @@
-"""gauss-copula's pair stage: candidates and cells (copula_plan), counts and rounds (copula_measure), accounting."""
+"""gauss-copula's candidate marginals: their counts on the pass executor (copula_measure) and the rounds' accounting."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -13,7 +14,7 @@ from privrelease.mechanisms.gauss_mixture import copula_defaults as D
 from privrelease.mechanisms.gauss_mixture import copula_plan as P
 from privrelease.mechanisms.gauss_mixture.copula_measure import count_pairs
 from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
-from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
+from privrelease.mechanisms.gauss_mixture.model_plan import ModelPlan
 from privrelease.schema.encoding import EncodedDomain
 
 DOM = EncodedDomain(p=5, numeric=(0, 1), blocks=((2, 5),))
@@ -31,13 +32,6 @@ def table(n=3000, seed=0):
     X[np.arange(n), 2 + c] = 1.0
     y = (a + b + 0.2 * rng.standard_normal(n) > 0.6).astype(int)
     return X, y
-
-
-def test_coarse_codes_are_a_coarse_tree_level_with_the_missing_leaf_its_own_cell():
-    tree = NumericTree(0, 100, 1, True, branching=4, max_leaves=1000)  # 101 grid values and the missing leaf
-    assert P.pair_level(tree) == 1 and P.n_nodes(tree, 1) == 8  # nodes of 16 values (7) and the missing one
-    codes = P.coarse_codes(np.array([np.nan, 0.0, 0.15, 0.16, 1.0]), tree)
-    assert codes.tolist() == [0, 1, 1, 2, 7]
 
 
 def test_counts_of_streamed_chunks_equal_one_chunk():
@@ -73,32 +67,15 @@ def categorical_table(n=3000, seed=0):
 CAT = EncodedDomain(p=7, numeric=(), blocks=((0, 3), (3, 5), (5, 7)))
 
 
-def test_pair_stage_spends_its_share_and_takes_one_more_pass():
-    X, y = categorical_table()
-    off = GaussCopula(1.0, 1e-5, domain=CAT, n_classes=2, pair_rounds=0, rng=0, dependence="mixture").fit(X, y)
-    on = GaussCopula(1.0, 1e-5, domain=CAT, n_classes=2, pair_rounds=2, rng=0, dependence="mixture").fit(X, y)
-    assert off.pair_tree_ is None and off.pair_plan_ is None
-    assert on.passes_ == off.passes_ + 1 and len(on.pairs_measured_) == 2
-    assert len(set(on.pairs_measured_)) == 2  # a candidate is measured at most once
-    split = on.rho_split_
-    assert split["pairs_select"] == pytest.approx(0.2 * D.SELECT_FRACTION * on.rho_)
-    assert split["pairs_measure"] == pytest.approx(0.2 * (1 - D.SELECT_FRACTION) * on.rho_)
-    cert = on.certificate_extra()
-    assert cert["epsilon_check_dp_accounting"] <= 1.0 + 1e-6
-    Xs, ys = on.sample(500)
-    assert Xs.shape == (500, 7) and ys.shape == (500,)
-    np.testing.assert_array_equal(Xs[:, :3].sum(axis=1), 1.0)
-
-
 def plan(trees=TREES):
-    """The pair stage's plan of the two numeric columns, the categorical one and the label (every candidate)."""
-    attrs = P.Attributes(DOM.p, DOM.numeric, tuple(trees), DOM.blocks, 2)
-    return P.PairPlan(attrs, P.candidates(attrs.sizes), 3, 0.3)
+    """A plan of the two numeric columns, the categorical one and the label, every pair a candidate."""
+    attrs = P.Attributes(DOM.p, DOM.numeric, tuple(trees), DOM.blocks, 2, D.MODEL_NODE_CELLS)
+    return ModelPlan(attrs, tuple(itertools.combinations(range(len(attrs.sizes)), 2)), 3, 0.3)
 
 
 @pytest.mark.parametrize("missing_rate", [0.0, 0.2, 1.0])
 def test_pair_counts_with_a_numeric_column_that_may_be_missing(missing_rate):
-    """A numeric column declared ``missing: allowed`` goes through the pair pass (with none, some or
+    """A numeric column declared ``missing: allowed`` goes through the candidates' pass (with none, some or
     all of its values missing): its missing leaf is a cell of its own and every record is counted."""
     X, y = table()
     rng = np.random.default_rng(3)

@@ -3,8 +3,8 @@
 Every number here was chosen on the tuning tables (census_income_kdd, its Adult-shaped cut
 census_small, gas_drift, musk2, or generated tables; never on Adult or Diabetes 130-US), with the
 measurements in ``docs/history/``. Values that must agree are derived from one another: the numeric
-columns' coarse nodes (:data:`NODE_CELLS`) are the same in the mixture's node blocks, in the pair
-tree's cells and in a two-level tree's coarser level. The code reads them from this module at call
+columns' coarse nodes (:data:`NODE_CELLS`) are the same in the mixture's node blocks and in a two-level
+tree's coarser level. The code reads them from this module at call
 time (``copula_defaults.NAME``), so that a benchmark or a test may change one for a run.
 
 None of them is a privacy parameter: sensitivities live with the measurements they bound
@@ -14,21 +14,16 @@ None of them is a privacy parameter: sensitivities live with the measurements th
 from __future__ import annotations
 
 # ---- the budget's shares -------------------------------------------------------------------------
-#: Share of the total zCDP rho spent on the one-way histograms (chosen on census_income_kdd, gas_drift, musk2).
+#: Share of the total zCDP rho spent on the one-way histograms with the mixture (chosen on census_income_kdd,
+#: gas_drift, musk2).
 DEFAULT_MARGINAL_SHARE = 0.55
-#: ... of what the pair tree leaves, when the tree is on (chosen on census_income_kdd at 20,000 and 66,508
-#: records, docs/history/mixed-pairs.md): the tree carries the categorical pairs the mixture carried.
-TREE_MARGINAL_SHARE = 0.8
 #: ... and on a table whose one-way histograms the noise dominates anyway (``auto_marginal_share``).
 NOISY_MARGINAL_SHARE = 0.3
 #: Expected 1-way TVD from the noise alone above which a table counts as such (release.advice's threshold).
 NOISY_TVD = 0.1
 #: Cells of a numeric column in that estimate (the 1-way TVD's bins).
 NOISY_NUMERIC_CELLS = 20
-#: Share of the total zCDP rho spent on the pair tree (selection and measurement); chosen on
-#: census_income_kdd (0.15, 0.2 and 0.3 gave 2-way TVD 0.0528, 0.0525 and 0.054 on seed 0).
-TREE_PAIR_SHARE = 0.2
-#: Part of the pair stage's rho spent on the selections (the rest on the measurements), as in AIM.
+#: Part of the graphical model's rho spent on the selections (the rest on the measurements), as in AIM.
 SELECT_FRACTION = 0.1
 
 # ---- the one-way histograms and the numeric trees -------------------------------------------------
@@ -52,61 +47,32 @@ MIN_LEAVES = 2 ** 10
 #: this many. 12 admits a 16-ary level's nodes halved (ages 0-90 in 8-year nodes); on the measured levels
 #: alone it picks what 10 did on every table measured.
 NODE_CELLS = 12
-#: Nodes of a numeric column's one-hot block in the mixture (``coarse_cells``; 0: none): the same as the
-#: pair cells, so that the tree can decode the column on its block.
+#: Nodes of a numeric column's one-hot block in the mixture (``coarse_cells``; 0: none).
 COARSE_CELLS = NODE_CELLS
-#: Cells of a numeric column in a pair (the missing leaf one more).
-PAIR_CELLS = NODE_CELLS
 #: A tree of two levels (17 to 256 values at the default branching: ages, hours, weeks) gets the finest
 #: coarser level with at most this many nodes (its branching lowered to ``ceil(values / TOP_NODES)``, its
-#: depth kept; the same as the pair cells): a whole age in 12 nodes of 8 years rather than 6 of 16, so
+#: depth kept): a whole age in 12 nodes of 8 years rather than 6 of 16, so
 #: that summaries coarser than a year sum fewer noisy leaves. Not for deeper trees, whose finer
 #: coarsest level spreads each class's noise over more of the tail's empty nodes (chosen on census_small
 #: and census_kdd, docs/history/mixed-pairs.md, "Finer coarse levels"). None: the branching alone.
 TOP_NODES = NODE_CELLS
-#: Node groupings (:attr:`~.copula_tree.NumericTree.grids`) for pairs and node blocks: besides the measured
-#: levels, every node of a measured level above the leaves cut into this many parts of equally many
-#: children (when it divides the branching; 1: none). Public geometry, nothing more is measured. Trees
-#: are built with GRID_PARTS; the pair tree uses HALVED_PARTS where its measurements are precise
-#: (:data:`HALF_MAX_NOISE`; docs/history/mixed-pairs.md, "Halved nodes").
+#: Node groupings (:attr:`~.copula_tree.NumericTree.grids`) for node blocks: besides the measured levels,
+#: every node of a measured level above the leaves cut into this many parts of equally many children (when
+#: it divides the branching; 1: none). Public geometry, nothing more is measured. Trees are built with
+#: GRID_PARTS; the graphical model chooses its own (:func:`~.model_plan.model_grid`).
 GRID_PARTS = 1
-HALVED_PARTS = 2
 #: Normal scores are clipped to [-L, L] and scaled to [0, 1] for the mixture. At L = 2 (4.6 % of
 #: scores clipped) a numeric coordinate has about 1.8 times the spread it has at L = 4, so the
 #: mixture's noise (the same on every coordinate) hides less of the numeric columns' dependence:
 #: chosen on census_income_kdd, gas_drift and musk2 (docs/history/latent-scale.md).
 LATENT_BOUND = 2.0
 
-# ---- the pair tree -------------------------------------------------------------------------------
-#: Candidate marginals with more cells than this are not considered (public: from the schema).
-MAX_PAIR_CELLS = 4096
-#: "auto" rounds: the stage is off when the expected noise of a measured pair, in total variation
-#: (:func:`~.copula_plan.tree_noise`), is above this. On census_income_kdd (41 columns, the histograms at
-#: 0.8 with the tree, docs/history/mixed-pairs.md) the tree lowered the 2-way TVD by 9 % at n = 10,000
-#: (noise 0.57, 6 seeds) and 7,500 (0.76) and raised it by 4 % at 5,000 (1.13). (With the histograms at
-#: 0.55 it had changed nothing at 10,000, hence 0.4 before.)
-TREE_MAX_NOISE = 0.8
-#: Rounds after the spanning tree, as a share of its rounds, each giving one attribute a second
-#: measured parent (decoded from both conditionals, raked to each) ...
-SECOND_PARENTS = 0.5
-#: ... when the noise yardstick of the stage with those rounds is at most this.
-SECOND_MAX_NOISE = 0.2
-#: The numeric columns' measured nodes halved for the tree and the node blocks when the stage's noise
-#: yardstick with them is at most this (0: never). census_small at 60,000 / 30,000 / 10,000 records
-#: (yardstick 0.013 / 0.026 / 0.079): 2-way TVD -15 % / -8 % / +2.5 %; census_income_kdd at 20,000
-#: (0.34): +3.5 % (docs/history/mixed-pairs.md).
-HALF_MAX_NOISE = 0.04
-#: Share of the copula's own table added to a projected measurement before the class split.
-PRIOR_SHARE = 0.05
-#: The copula sample that gives each candidate's current counts: at most this many records (and at most
-#: PRIOR_VALUES cells over all attributes); its counts are scaled to n.
-PRIOR_RECORDS = 10_000
-PRIOR_VALUES = 4_000_000
-
 # ---- the graphical model -------------------------------------------------------------------------
 #: Share of the total zCDP rho spent on the model's rounds (selections and measurements); the one-way
 #: histograms get the rest.
 MODEL_SHARE = 0.6
+#: Candidate marginals with more cells than this are not considered (public: from the schema).
+MAX_PAIR_CELLS = 4096
 #: Value nodes of a numeric column in the model at most (its tree's grid with the most nodes up to this:
 #: :func:`~.model_plan.model_grid`).
 MODEL_NODE_CELLS = 16

@@ -1,5 +1,5 @@
 """gauss-copula's two dependence models, as the steps of its fit: the graphical model (the default's, except on
-wide numeric tables) and the gauss-pca mixture with its pair tree. Each step calls the plan, measurement,
+wide numeric tables) and the gauss-pca mixture. Each step calls the plan, measurement,
 estimation and sampling modules; the mechanism (:class:`~.gauss_copula.GaussCopula`) runs the steps.
 """
 
@@ -10,10 +10,9 @@ from typing import ClassVar
 
 from ...errors import ParameterError
 from . import copula_defaults as D
-from .copula_estimate import ModelFit, level_counts, one_way_measurements, orient
-from .copula_measure import CopulaTransform, count_pairs, model_rounds, tree_rounds
+from .copula_estimate import ModelFit, level_counts, one_way_measurements
+from .copula_measure import CopulaTransform, count_pairs, model_rounds
 from .copula_plan import MEASURE_SENSITIVITY, SCORE_SENSITIVITY
-from .copula_sample import model_counts
 from .gauss_pca import GaussPCA
 from .model_plan import compress_plan
 
@@ -21,9 +20,8 @@ from .model_plan import compress_plan
 class GraphicalDependence:
     """The graphical model's steps of :class:`~.gauss_copula.GaussCopula`."""
 
-    #: Parameters of the mixture and its pair tree, and their defaults (the graphical model reads none of them).
-    MIXTURE_ONLY: ClassVar[dict] = {"n_components": None, "coarse_cells": D.COARSE_CELLS, "pair_rounds": "auto",
-                                    "pair_share": "auto"}
+    #: Parameters of the mixture, and their defaults (the graphical model reads none of them).
+    MIXTURE_ONLY: ClassVar[dict] = {"n_components": None, "coarse_cells": D.COARSE_CELLS}
 
     def _refuse_mixture_parameters(self) -> None:
         given = [k for k, v in self.MIXTURE_ONLY.items() if getattr(self, k) != v]
@@ -65,25 +63,7 @@ class GraphicalDependence:
 
 
 class MixtureDependence:
-    """The mixture's and the pair tree's steps of :class:`~.gauss_copula.GaussCopula`."""
-
-    def _fit_pair_tree(self, passes) -> None:
-        """The pair tree (:func:`~.copula_measure.tree_rounds` measures, :func:`~.copula_estimate.orient`
-        fits), scored against the copula model's own counts of every candidate (post-processing)."""
-        plan = self.pair_plan_
-        exact = count_pairs(passes, plan, self.n_)
-        model = model_counts(self, plan)
-
-        def refit(edges, measured):
-            tree = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in edges], len(edges))
-            return tree.order, model_counts(self, plan, tree)
-
-        chosen, measured, n_tree = tree_rounds(self, exact, plan, self.rho_split_["pairs_measure"],
-                                            self.rho_split_["pairs_select"], model, refit)
-        self.pair_tree_ = orient(self, plan, [(r, measured[r].noisy, model[r]) for r in chosen], n_tree)
-        self.pairs_measured_ = [plan.pairs[r] for r in chosen]
-        self.sensitivities_.update({"pairs_score_linf": SCORE_SENSITIVITY, "pairs_l2": MEASURE_SENSITIVITY})
-        self.passes_ += 1
+    """The mixture's steps of :class:`~.gauss_copula.GaussCopula`."""
 
     def copula_transform(self) -> CopulaTransform:
         """The fitted per-chunk copula map (post-processing of the released marginals)."""
@@ -104,9 +84,7 @@ class MixtureDependence:
         self.n_classes_ = mix.n_classes_
         self.sensitivities_.update({f"mixture_{k}": v for k, v in mix.sensitivities_.items()})
         self.noise_scales_.update({f"mixture_{k}": v for k, v in mix.noise_scales_.items()})
-        pairs = {k: v for k, v in self.rho_split_.items() if k.startswith("pairs_")}
         self.budget_split_ = {"rho_marginals": float(self.rho_split_["marginals"]),
-                              **{f"rho_{k}": float(v) for k, v in pairs.items()},
                               **{f"rho_mixture_{k}": float(v) for k, v in mix.rho_split_.items()}}
         self.passes_ = 1 + int(mix.passes_)
         eps = float(self.epsilon)

@@ -8,22 +8,18 @@ stds (and public geometry: the trees, the coarse plan), never a record and never
   the counts summing to its class size) and the numeric trees' finer rounds (one measurement per level,
   naming its nodes) into consistent leaf masses (:func:`refine_levels`, which also chooses, from released
   masses, the nodes the next round measures);
-* the pair tree's measured pairs into the fitted :class:`PairTree` (:func:`orient`: each measured table
-  projected onto the released one-way marginals of its two attributes and split per class by raking,
-  with :mod:`privrelease.estimation`).
+* the one-way histograms and the graphical model's measured marginals into one model (:class:`ModelFit`,
+  with :mod:`privrelease.estimation.graphical`).
 
 The mixture (:class:`~.gauss_pca.GaussPCA`) fits itself to its own released statistics.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from ...estimation import class_tables, fitted_table
 from . import copula_defaults as D
-from .copula_plan import PairPlan, pair_counts, pair_level
+from .copula_plan import pair_counts
 from .copula_tree import NumericTree
 
 
@@ -172,80 +168,6 @@ def _by_column(measured, level: int) -> dict:
         raise ValueError(f"a measurement of {measured.query[:2]} is not one of tree level {level}")
     rows = {j: nodes[:, 0] == j for j in np.unique(nodes[:, 0]).tolist()}
     return {j: ((nodes[r, 1], nodes[r, 2]), measured.noisy[r]) for j, r in rows.items()}
-
-
-# ---- the pair tree ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PairTree:
-    """The fitted tree: attributes in decoding order, each with its parent (-1: a root) and, for a
-    child, its conditionals ``P(level | class, parent level)`` (``(G, parent cells, cells)``)."""
-
-    order: tuple
-    parents: tuple
-    conditionals: tuple
-    seconds: tuple = ()   # per position: (second parent, its conditionals) or None
-
-
-def class_counts(mech, a: int) -> np.ndarray:
-    """Released one-way counts of attribute ``a`` per group (``(G, cells)``): its DP marginal (a
-    numeric column's leaf masses summed to its pair level) times the group's released size."""
-    k, n = len(mech.cells_), mech.n_
-    sizes = np.asarray(mech.label_weights_) * n if (mech.groups_ > 1 and mech.label_weights_ is not None) \
-        else np.array([float(n)])
-    marg = mech.cells_[a].grid_counts(mech.marginals_[a], pair_level(mech.cells_[a])) if a < k \
-        else mech.marginals_[a]
-    marg = np.asarray(marg, dtype=np.float64)
-    marg = marg / np.maximum(marg.sum(axis=1, keepdims=True), 1e-300)
-    return marg * sizes[:, None]
-
-
-def bfs(usable, edges) -> tuple:
-    """Decoding order and tree parents: from each part's root (its attribute of most edges), breadth first."""
-    nbrs = {a: [] for a in usable}
-    for a, b in edges:
-        nbrs[a].append(b)
-        nbrs[b].append(a)
-    order, parents, seen = [], [], set()
-    for root in sorted(usable, key=lambda a: (-len(nbrs[a]), a)):
-        if root in seen:
-            continue
-        seen.add(root)
-        queue = [(root, -1)]
-        while queue:
-            a, parent = queue.pop(0)
-            order.append(a)
-            parents.append(parent)
-            for b in nbrs[a]:
-                if b not in seen:
-                    seen.add(b)
-                    queue.append((b, a))
-    return order, parents
-
-
-def orient(mech, plan: PairPlan, measured: list, n_tree: int | None = None) -> PairTree:
-    """Roots (the attribute of most tree edges in each part), breadth-first order and conditionals;
-    a measured pair after the first ``n_tree`` (the tree's edges) gives its later attribute a second
-    parent."""
-    sizes, usable = plan.attributes.sizes, sorted({a for pr in plan.pairs for a in pr})
-    n_tree = len(measured) if n_tree is None else n_tree
-    tables = {}
-    for r, values, prior in measured:
-        a, b = plan.pairs[r]
-        rows, cols = class_counts(mech, a), class_counts(mech, b)
-        T = fitted_table(values.reshape(sizes[a], sizes[b]), prior.reshape(sizes[a], sizes[b]),
-                         rows.sum(axis=0), cols.sum(axis=0) * (rows.sum() / max(cols.sum(), 1e-300)), D.PRIOR_SHARE)
-        tables[(a, b)], tables[(b, a)] = T, T.T
-    order, parents = bfs(usable, [plan.pairs[r] for r, _, _ in measured[:n_tree]])
-    pos = {a: i for i, a in enumerate(order)}
-    second = {}
-    for r, _, _ in measured[n_tree:]:
-        a, b = plan.pairs[r]
-        late, early = (a, b) if pos[a] > pos[b] else (b, a)
-        second[late] = (early, class_tables(tables[(early, late)], class_counts(mech, early), class_counts(mech, late)))
-    conds = [None if parent < 0 else class_tables(tables[(parent, a)], class_counts(mech, parent), class_counts(mech, a))
-             for a, parent in zip(order, parents)]
-    seconds = tuple(second.get(a) if parent >= 0 else None for a, parent in zip(order, parents))
-    return PairTree(tuple(order), tuple(parents), tuple(conds), seconds)
 
 
 # ---- the graphical model ------------------------------------------------------------------------------

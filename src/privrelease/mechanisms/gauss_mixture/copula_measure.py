@@ -18,10 +18,11 @@ The stages:
 2. the mixture: :class:`CopulaTransform` maps every record to its latent row (through the released
    marginals, post-processing applied to each record alone) and :func:`measure_mixture` fits the
    gauss-pca mixture on those rows with its own passes and noise;
-3. the pair tree (:class:`PairCounter`, one more pass): :func:`tree_rounds` chooses (exponential
-   mechanism) and measures (Gaussian mechanism) the tree's pairs (:func:`select_and_measure`).
+3. or, in place of the mixture, the graphical model (:class:`PairCounter`, one more pass, counts every
+   candidate marginal): :func:`model_rounds` chooses (exponential mechanism) and measures (Gaussian
+   mechanism) its marginals.
 
-Derivations: the Notes of :class:`~.gauss_copula.GaussCopula`, of :func:`select_and_measure`, and
+Derivations: the Notes of :class:`~.gauss_copula.GaussCopula`, of :func:`model_rounds`, and
 ``docs/derivations.md``.
 """
 
@@ -46,12 +47,11 @@ from .copula_plan import (
     SCORE_SENSITIVITY,
     Attributes,
     CoarsePlan,
-    PairPlan,
     histogram_sensitivity,
     pair_counts,
 )
 from .gauss_pca import GaussPCA
-from .model_plan import cells_of
+from .model_plan import ModelPlan, cells_of
 
 
 @dataclass(frozen=True)
@@ -283,7 +283,7 @@ def measure_mixture(passes, transform: CopulaTransform, epsilon: float, delta: f
     return mix.fit_executor(LatentPasses(passes, transform))
 
 
-# ---- the pair tree: one more pass, then the private rounds --------------------------------------------
+# ---- the graphical model: one more pass, then the private rounds ---------------------------------------
 @dataclass(frozen=True)
 class PairCounter:
     """The pair pass of one chunk: ``(records, exact counts of every candidate, concatenated)``.
@@ -297,14 +297,14 @@ class PairCounter:
         X = check_encoded(X, self.attributes.p, self.attributes.blocks, self.attributes.nan_ok)
         if self.attributes.n_classes:
             if y is None:
-                raise InputDataError("the pair stage was planned with a label and a chunk has none")
+                raise InputDataError("the graphical model was planned with a label and a chunk has none")
             y = check_labels(y, X.shape[0], self.attributes.n_classes)
         parts = pair_counts(self.attributes.codes(X, y), self.attributes.sizes, self.pairs)
         flat = np.concatenate(parts).astype(np.float64) if parts else np.zeros(0)
         return X.shape[0], flat
 
 
-def count_pairs(passes, plan: PairPlan, n: int) -> list:
+def count_pairs(passes, plan: ModelPlan, n: int) -> list:
     """The pair pass: exact counts of every candidate marginal (one array per candidate)."""
     sizes = plan.attributes.sizes
     out = passes.run(PairCounter(plan.attributes, plan.pairs))
@@ -314,101 +314,11 @@ def count_pairs(passes, plan: PairPlan, n: int) -> list:
     return [out[1][offsets[r]:offsets[r + 1]] for r in range(len(plan.pairs))]
 
 
-def select_and_measure(mech, exact: list, plan: PairPlan, rho_measure: float, rho_select: float, estimate,
-                       record, allowed=None, penalised: bool = True) -> list:
-    """The private rounds: returns the measured candidates' indices, in order.
-
-    ``estimate()``: the current release's counts of every candidate (post-processing of earlier
-    outputs); ``record(r, noisy, sigma)``: hands a measurement to the estimation; ``allowed()``
-    (optional): which candidates a round may offer, from earlier outputs only (a round with none left
-    ends the stage early, spending less than planned); ``penalised``: whether the score subtracts the
-    measurement's expected noise (a data-independent constant per candidate). Each round:
-    exponential mechanism on AIM's score (:func:`scores`) with ``eps_t = sqrt(8 rho_select / T)``
-    and L-infinity sensitivity ``SCORE_SENSITIVITY``, then the Gaussian mechanism on the chosen
-    candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure / T``-zCDP). A
-    candidate is measured at most once (the measured set is public).
-
-    Notes
-    -----
-    Neighbours: one record (label included) replaced, n public. Each candidate's exact counts
-    move in at most two cells by 1 each, so (i) its score ``||x_r - e_r||_1 - c_r`` moves by at most
-    2 (``e_r``, the release's counts, depends only on earlier outputs: adaptive composition), and
-    the exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and
-    ``eps_t^2 / 8``-zCDP; (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian
-    noise of std ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement
-    ``rho_measure / T``-zCDP. ``T`` rounds spend ``rho_select + rho_measure`` in zCDP; in the
-    ``"gaussian"`` accounting each selection is composed as randomized response with ``eps_t``.
-    """
-    T, sizes, n = plan.rounds, plan.attributes.sizes, mech.n_
-    finite = math.isfinite(rho_measure)
-    nm = zcdp_noise_multiplier(rho_measure / T) if finite else 0.0
-    eps_t = math.sqrt(8.0 * rho_select / T) if finite else math.inf
-    mech.source_.set_value_bound(float(max(n, 1)))  # every count lies in [0, n] (n public)
-    sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
-    cells = np.array([sizes[a] * sizes[b] for a, b in plan.pairs], dtype=np.float64)
-    taken = np.zeros(len(plan.pairs), dtype=bool)
-    chosen = []
-    for _ in range(T):
-        closed = taken if allowed is None else (taken | ~np.asarray(allowed(), dtype=bool))
-        if closed.all():
-            break
-        score = scores(exact, estimate(), cells, sigma if penalised else 0.0)
-        r = exponential_mechanism(score, eps_t, SCORE_SENSITIVITY, mech.source_,
-                                  log_base=np.where(closed, -np.inf, 0.0))
-        taken[r] = True
-        noisy = mech._gaussian("pairs_std", exact[r], MEASURE_SENSITIVITY, nm, exact[r].size)
-        record(r, noisy, mech.noise_scales_["pairs_std"])
-        chosen.append(int(r))
-    mech.noise_scales_["pairs_select_epsilon"] = eps_t
-    return chosen
-
-
 def scores(exact: list, est: list, cells: np.ndarray, sigma: float) -> np.ndarray:
     """AIM's score of every candidate: the L1 distance between its exact counts and the current
     release's, less the expected L1 norm of its measurement noise (``sqrt(2 / pi) sigma cells``)."""
     l1 = np.array([np.abs(x - e).sum() for x, e in zip(exact, est)])
     return l1 - math.sqrt(2.0 / math.pi) * sigma * cells
-
-
-def tree_rounds(mech, exact: list, plan: PairPlan, rho_measure: float, rho_select: float, model: list,
-                refit=None) -> tuple:
-    """The private rounds of the tree: ``(chosen candidates in order, {candidate: its Measurement}, tree edges)``.
-
-    :func:`select_and_measure` against the fixed estimate ``model`` (the copula's counts of every
-    candidate, post-processing of the released model), offering in each round only the candidates whose
-    attributes are not yet joined (Kruskal's rule), the score without the expected-noise term. Once the
-    tree is complete, the second-parent rounds (``SECOND_PARENTS``) offer the pairs whose later attribute
-    has no second parent yet, scored against ``refit(edges, measured)``: the decoding order of the tree
-    fitted to the measured edges and that tree's counts of every candidate (post-processing of released
-    values)."""
-    part = np.arange(len(plan.attributes.sizes))  # the tree's parts (union by relabelling)
-    measured, tree_edges, state = {}, [], {"pos": None, "second": set(), "estimate": model}
-
-    def joinable():
-        return np.array([part[a] != part[b] for a, b in plan.pairs])
-
-    def allowed():
-        ok = joinable()
-        if ok.any() or not D.SECOND_PARENTS:
-            return ok
-        if state["pos"] is None:  # the tree is complete: orient it, score against its own model
-            order, state["estimate"] = refit(tree_edges, measured)
-            state["pos"] = {a: i for i, a in enumerate(order)}
-        pos = state["pos"]
-        return np.array([max(a, b, key=pos.get) not in state["second"] for a, b in plan.pairs])
-
-    def record(r, values, sigma):
-        a, b = plan.pairs[r]
-        if part[a] != part[b]:
-            part[part == part[b]] = part[a]
-            tree_edges.append(r)
-        else:
-            state["second"].add(max(a, b, key=state["pos"].get))
-        measured[r] = Measurement(("pair", plan.pairs[r]), values, sigma)
-
-    chosen = select_and_measure(mech, exact, plan, rho_measure, rho_select, lambda: state["estimate"], record,
-                                allowed, penalised=False)
-    return chosen, measured, len(tree_edges)
 
 
 # ---- the graphical model's rounds ------------------------------------------------------------------------
@@ -430,9 +340,19 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     ``fits`` is asked of the drawn candidate only: a draw it refuses is put aside and the mechanism drawn again
     without it. The accepted draw is distributed exactly as the exponential mechanism over the candidates that
     fit (a public set within the round, fixed by the measured set), and the refusals are forgotten when the
-    round ends, so no later round depends on a draw that was not released. Neighbours, sensitivities and
-    accounting as in :func:`select_and_measure`: a record (label included) replaced moves every candidate's
-    exact counts in at most two cells by 1, whatever its arity.
+    round ends, so no later round depends on a draw that was not released. A candidate is measured at most
+    once (the measured set is public).
+
+    Notes
+    -----
+    Neighbours: one record (label included) replaced, n public. Each candidate's exact counts move in at
+    most two cells by 1 each, whatever its arity, so (i) its score ``||x_r - e_r||_1 - c_r`` moves by at
+    most 2 (``e_r``, the model's counts, depends only on earlier outputs: adaptive composition), and the
+    exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and ``eps_t^2 / 8``-zCDP;
+    (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian noise of std
+    ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement ``rho_measure / T``-zCDP. ``T``
+    rounds spend ``rho_select + rho_measure`` in zCDP; in the ``"gaussian"`` accounting each selection is
+    composed as randomized response with ``eps_t``.
     """
     T = plan.rounds
     sizes = plan.attributes.sizes

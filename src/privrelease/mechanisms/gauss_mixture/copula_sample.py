@@ -2,20 +2,18 @@
 
 The mixture (:class:`~.gauss_pca.GaussPCA`) draws every record's latent scores; within each group
 (class) every numeric column is rank-matched to its released marginal (through its node when it has a
-node block), every categorical column takes levels by quotas from its released frequencies
-(:mod:`.quotas`), and with a fitted pair tree its attributes are decoded along it
-(:func:`decode_tree`). Post-processing of released values only.
+node block), and every categorical column takes levels by quotas from its released frequencies
+(:mod:`.quotas`). With the graphical model, :func:`sample_model` draws every attribute's cell from the
+model instead. Post-processing of released values only.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import copula_defaults as D
-from .copula_estimate import PairTree, class_counts, level_counts
-from .copula_plan import PairPlan, pair_counts
+from .copula_estimate import level_counts
 from .copula_tree import NumericTree
-from .quotas import quota_assign, quota_assign_groups
+from .quotas import quota_assign
 
 
 def rank_match(z: np.ndarray, cells: NumericTree, F: np.ndarray, masses: np.ndarray, nonempty: np.ndarray,
@@ -37,17 +35,16 @@ def rank_match(z: np.ndarray, cells: NumericTree, F: np.ndarray, masses: np.ndar
 
 
 def numeric_values(Z: np.ndarray, col: int, coarse, j: int, cells: NumericTree, F: np.ndarray, masses: np.ndarray,
-                   nonempty: np.ndarray, gen: np.random.Generator, node: np.ndarray | None = None) -> np.ndarray:
+                   nonempty: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     """Values of numeric column ``j`` (encoded column ``col``) for sampled latent rows ``Z`` of one
     group: by :func:`rank_match` on its normal score, or, when it has a node block in the mixture
-    (``coarse``), its node by :func:`quota_assign` on the block (meeting the released node masses;
-    or ``node``, already decoded) and its value inside the node by :func:`rank_match_within`."""
+    (``coarse``), its node by :func:`quota_assign` on the block (meeting the released node masses)
+    and its value inside the node by :func:`rank_match_within`."""
     block = None if coarse is None else coarse.block(j)
     if block is None:
         return rank_match(Z[:, col], cells, F, masses, nonempty, gen)
     level = coarse.levels[j]
-    if node is None:
-        node = quota_assign(Z[:, block[0]:block[1]], cells.grid_counts(masses, level), gen)
+    node = quota_assign(Z[:, block[0]:block[1]], cells.grid_counts(masses, level), gen)
     return rank_match_within(Z[:, col], node, cells, level, F, masses, gen)
 
 
@@ -82,11 +79,10 @@ def _heaviest_leaf(masses, starts, nodes, k):
     return out
 
 
-def decode_latent(mech, Z: np.ndarray, y, tree=None) -> np.ndarray:
+def decode_latent(mech, Z: np.ndarray, y) -> np.ndarray:
     """Encoded records from the mixture's latent rows ``Z`` (classes ``y``) of a fitted gauss-copula
     ``mech``: numeric columns rank-matched to the released marginals (through their node when they
-    have a node block), categorical levels by quotas; with a fitted pair tree, its attributes decoded
-    along it (post-processing of released values)."""
+    have a node block), categorical levels by quotas (post-processing of released values)."""
     gen, dom, n = mech.source_.generator, mech.domain_, Z.shape[0]
     X = np.zeros((n, dom.p))
     if not mech.cells_:  # numeric columns on their encoded scale (no copula)
@@ -98,7 +94,6 @@ def decode_latent(mech, Z: np.ndarray, y, tree=None) -> np.ndarray:
         return X
     g = mech._groups(y, n)
     off = len(mech.cells_)
-    fixed = {} if tree is None else decode_tree(tree, mech, Z, g, gen)
     for c in range(mech.groups_):
         rows = np.flatnonzero(g == c)
         if rows.size == 0:
@@ -106,82 +101,17 @@ def decode_latent(mech, Z: np.ndarray, y, tree=None) -> np.ndarray:
         Zc = Z[rows]  # one copy of the group's latent rows for all its columns
         for j, col in enumerate(dom.numeric[:off]):
             X[rows, col] = numeric_values(Zc, col, mech.coarse_, j, mech.cells_[j], mech._cdf[j][c],
-                                          mech.marginals_[j][c], mech._nonempty[j][c], gen,
-                                          None if j not in fixed else fixed[j][rows])
+                                          mech.marginals_[j][c], mech._nonempty[j][c], gen)
         for b, (a, e) in enumerate(dom.blocks):
-            codes = fixed[off + b][rows] if off + b in fixed else \
-                quota_assign(Zc[:, a:e], mech.marginals_[off + b][c], gen)
-            X[rows, a + codes] = 1.0
+            X[rows, a + quota_assign(Zc[:, a:e], mech.marginals_[off + b][c], gen)] = 1.0
     return X
 
 
-def sample_copula(mech, n: int, tree: PairTree | None = None):
+def sample_copula(mech, n: int):
     """``n`` records ``(X, y)`` of a fitted gauss-copula ``mech``: the mixture's draws decoded by
-    :func:`decode_latent` (along ``tree`` when given)."""
+    :func:`decode_latent`."""
     Z, y = mech.mixture_.sample(n)
-    return decode_latent(mech, Z, y, tree), y
-
-
-def decode_tree(tree: PairTree, mech, Z: np.ndarray, g: np.ndarray, gen) -> dict:
-    """Codes of every tree attribute for latent rows ``Z`` of classes ``g``: ``{attribute: codes}``."""
-    codes = {}
-    seconds = tree.seconds or (None,) * len(tree.order)
-    for a, parent, cond, second in zip(tree.order, tree.parents, tree.conditionals, seconds):
-        lo, hi = attribute_block(mech, a)
-        S = Z[:, lo:hi]
-        if second is not None:  # (class, parent, second parent) groups, quotas from both measured pairs
-            q, cond_q = second
-            marg = class_counts(mech, a)
-            P, Q = cond.shape[1], cond_q.shape[1]
-            freqs = np.zeros((mech.groups_ * P * Q, S.shape[1]))
-            for c in range(mech.groups_):
-                rows = np.flatnonzero(g == c)
-                T = joint_quotas(codes[parent][rows], codes[q][rows], cond[c], cond_q[c], marg[c])
-                freqs[c * P * Q:(c + 1) * P * Q] = T.reshape(P * Q, -1)
-            key = (g * P + codes[parent]) * Q + codes[q]
-            out = quota_assign_groups(S, key, freqs, gen)
-        elif parent < 0:  # a root: the copula's per-class quotas
-            out = quota_assign_groups(S, g, class_counts(mech, a), gen)
-        else:  # (class, parent level) groups, each decoded by its quotas
-            out = quota_assign_groups(S, g * cond.shape[1] + codes[parent], cond.reshape(-1, cond.shape[2]), gen)
-        codes[a] = out
-    return codes
-
-
-def joint_quotas(cp, cq, cond_p, cond_q, marg, sweeps: int = 20) -> np.ndarray:
-    """``(parent levels, second parent levels, levels)`` quotas of a child with two measured parents
-    for records whose parents' codes are ``cp`` and ``cq``: the product of the two conditionals over
-    the child's marginal, raked so that each (parent, second parent) group keeps its records and the
-    groups of each parent meet that parent's conditional (post-processing)."""
-    P, Q = cond_p.shape[0], cond_q.shape[0]
-    N = np.bincount(cp * Q + cq, minlength=P * Q).reshape(P, Q).astype(np.float64)
-    m = np.asarray(marg, dtype=np.float64)
-    m = m / max(m.sum(), 1e-300)
-    T = cond_p[:, None, :] * cond_q[None, :, :] / np.maximum(m, 1e-12)[None, None, :] + 1e-12
-    T *= (N / T.sum(axis=2))[:, :, None]
-    tp = N.sum(axis=1)[:, None] * cond_p   # (P, levels)
-    tq = N.sum(axis=0)[:, None] * cond_q   # (Q, levels)
-    for i in range(sweeps):  # the second parent's table first, so that the sweeps end on the groups
-        if i < sweeps // 2:  # and the first parent's conditional (both always attainable together)
-            T *= (tq / np.maximum(T.sum(axis=0), 1e-300))[None, :, :]
-        T *= (tp / np.maximum(T.sum(axis=1), 1e-300))[:, None, :]
-        T *= (N / np.maximum(T.sum(axis=2), 1e-300))[:, :, None]
-    return T
-
-
-def attribute_block(mech, a: int) -> tuple:
-    """The latent columns of attribute ``a``: a numeric column's node block, or a categorical block."""
-    k = len(mech.cells_)
-    return mech.coarse_.block(a) if a < k else mech.domain_.blocks[a - k]
-
-
-def model_counts(mech, plan: PairPlan, tree=None) -> list:
-    """The copula model's counts of every candidate (post-processing: a sample of the fitted model,
-    decoded along ``tree`` if given, scaled to n), the estimate the selection scores against."""
-    attrs, n = plan.attributes, mech.n_
-    m = int(max(1, min(n, D.PRIOR_RECORDS, D.PRIOR_VALUES // max(len(attrs.sizes), 1))))
-    X, y = sample_copula(mech, m, tree)
-    return [c * (n / m) for c in pair_counts(attrs.codes(X, y), attrs.sizes, plan.pairs)]
+    return decode_latent(mech, Z, y), y
 
 
 def sample_model(mech, n: int):

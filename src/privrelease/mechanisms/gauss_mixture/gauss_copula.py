@@ -9,7 +9,7 @@ sampling maps numeric columns back through the DP quantiles and assigns categori
 that their frequencies meet the DP marginals.
 
 The mechanism reads plan -> measure -> estimate -> sample, one module each: :mod:`.copula_plan` (public
-facts only: trees, groups, pair plan, the :class:`~.copula_plan.CopulaBudget`), :mod:`.copula_measure`
+facts only: trees, groups, the :class:`~.copula_plan.CopulaBudget`), :mod:`.copula_measure`
 (the only code that reads records or draws noise), :mod:`.copula_estimate` (the model fitted to the
 released measurements) and :mod:`.copula_sample` (records drawn from it); tuning constants in
 :mod:`.copula_defaults`.
@@ -55,7 +55,6 @@ from .copula_plan import (
     coarse_plan,
     plan_budget,
     plan_cells,
-    plan_pair_stage,
 )
 from .copula_sample import sample_copula, sample_model
 from .copula_tree import NumericTree, leaf_cap
@@ -72,16 +71,15 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     epsilon : float in (0, inf]
     delta : float in (0, 1), default 1e-5
     marginal_share : float in (0, 1) or "auto" (default)
-        Share of what the pair stage leaves spent on the histograms (the rest: the mixture); see ``auto_marginal_share``.
+        Share of the total spent on the histograms (the rest: the mixture); see ``auto_marginal_share``.
         With the graphical model: the histograms' share of the total (the rest: the model's rounds; "auto":
         ``1 - MODEL_SHARE``).
     dependence : "auto" (default), "graphical" or "mixture"
         The model of the columns' joint structure. "graphical": one graphical model over the categorical columns,
         the label and the numeric columns' coarse nodes, fitted to the one-way histograms and to the marginals
         its rounds choose and measure (:func:`~.copula_measure.model_rounds`, ``docs/derivations.md``); numeric
-        values inside a node from their class's tree. "mixture": the gauss-pca mixture on normal scores with
-        the pair tree (the parameters ``n_components``, ``coarse_cells``, ``pair_rounds`` and ``pair_share``
-        are the mixture's, refused with the graphical model). "auto": the mixture on a wide numeric table
+        values inside a node from their class's tree. "mixture": the gauss-pca mixture on normal scores (the
+        parameters ``n_components`` and ``coarse_cells`` are the mixture's, refused with the graphical model). "auto": the mixture on a wide numeric table
         (``WIDE_NUMERIC`` numeric columns or more, more than the categorical ones), else the graphical model.
     grids : sequence of (lower, upper, resolution) or None
         For each numeric column of the domain (in order), its public bounds and precision
@@ -108,13 +106,6 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`~.copula_estimate.denoise`).
         ``"auto"``: with the graphical model, ``MODEL_NUMERIC_THRESHOLD`` on the numeric trees' coarsest
         cells (so that a heavy tail's empty nodes keep no noise as mass) and 0 elsewhere; 0 with the mixture.
-    pair_rounds : "auto" (default) or int >= 0
-        Measured pairs of the pair tree (a spanning tree of pairs of categorical
-        columns and numeric node blocks, the release decoded along it; 0: no pair stage). ``"auto"``:
-        one fewer than the attributes it can decode (a spanning tree), with second parents and halved
-        nodes where the measurements are precise, off where they would be mostly noise.
-    pair_share : "auto" (default) or float in (0, 1)
-        The pair stage's share of the total zCDP rho (the rest split as above); ``"auto"``: 0.2.
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     coarse_cells : int >= 0, default COARSE_CELLS
@@ -199,10 +190,6 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
        assigned greedily by the sampled one-hot scores, highest first, until each level's
        quota is full.
 
-    5. Pair tree: one more pass counts the candidate pairs;
-       a privately chosen spanning tree of them (and second parents where precise) is measured and the
-       categorical columns and numeric nodes are decoded along it (derivation in its Notes).
-
     Groups and depths are decided from public quantities only (:func:`~.copula_plan.plan_cells`): with few
     records every tree is released at its coarsest level (a warning says so), never piled
     onto the bounds (an unsplit node spreads nothing onto a bound's atom).
@@ -224,8 +211,6 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         "max_leaves": [None, Interval(Integral, 4, None, closed="left")],
         "by_label": [BOOL, Options("auto")],
         "threshold": [Options("auto"), Interval(Real, 0, None, closed="left")],
-        "pair_rounds": [Options("auto"), Interval(Integral, 0, None, closed="left")],
-        "pair_share": [Options("auto"), *FRACTION],
         "n_components": [None, Interval(Integral, 1, None, closed="left")],
         "coarse_cells": [Interval(Integral, 0, None, closed="left")],
         "n_classes": N_CLASSES,
@@ -248,9 +233,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
                  branching=D.DEFAULT_BRANCHING, split_sigmas=D.DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
-                 threshold="auto", pair_rounds="auto", pair_share="auto", n_components=None,
-                 coarse_cells=D.COARSE_CELLS,
-                 n_classes=None, accounting="auto", dependence="auto", domain=None, rng=None):
+                 threshold="auto", n_components=None, coarse_cells=D.COARSE_CELLS, n_classes=None, accounting="auto", dependence="auto", domain=None, rng=None):
         self.epsilon = epsilon
         self.delta = delta
         self.marginal_share = marginal_share
@@ -261,7 +244,6 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         self.max_leaves = max_leaves
         self.by_label = by_label
         self.threshold = threshold
-        self.pair_rounds, self.pair_share = pair_rounds, pair_share
         self.n_components = n_components
         self.coarse_cells = coarse_cells
         self.n_classes = n_classes
@@ -338,9 +320,9 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     def fit_executor(self, passes, p: int | None = None):
         """Fit by running the passes on ``passes`` (a :mod:`privrelease.engine.passes` executor:
         streamed chunks locally, or partitions on a Dask cluster); ``p``: the encoded width when no
-        ``domain`` is declared. The maps (cell counts, copula transform, the mixture's sums, pair counts)
+        ``domain`` is declared. The maps (cell counts, copula transform, the mixture's sums, candidate counts)
         run where the records are, the noise on the merged sums."""
-        self.pair_tree_ = self.model_ = None  # a refit forgets an earlier dependence stage
+        self.model_ = None  # a refit forgets an earlier dependence stage
         eps_mix = self.fit_marginals(passes, p)  # plan; pass 1 measured; one-way marginals estimated
         if self.model_plan_ is not None:  # one more pass: the graphical model's rounds, then its fit
             self._fit_model(passes)
@@ -350,8 +332,6 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         self._adopt_mixture(measure_mixture(passes, self.copula_transform(), eps_mix, float(self.delta),
                                             self.n_components, self._n_classes, self.accounting_mode_,
                                             self.coarse_.domain, self.source_))
-        if self.pair_plan_ is not None:  # one more pass: the pair tree measured, then estimated
-            self._fit_pair_tree(passes)
         return self
 
     def fit_marginals(self, passes, p: int | None = None) -> float:
@@ -382,8 +362,8 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         return self.budget_.epsilon_mixture
 
     def _plan(self, n: int, labelled: bool, C, n_cat: int, label: bool) -> None:
-        """The public plan (:mod:`.copula_plan`): the pair tree, the histograms' share, groups and depths,
-        and the budget, from n, the classes, (epsilon, delta) and the schema's trees only."""
+        """The public plan (:mod:`.copula_plan`, :mod:`.model_plan`): the graphical model's plan, the histograms'
+        share, groups and depths, and the budget, from n, the classes, (epsilon, delta) and the schema's trees only."""
         (eps, delta), mode = self._eps_delta, self._mode()
         self.n_, self.labelled_, self.accounting_mode_ = n, labelled, mode
         classes = C if labelled else 0
@@ -392,15 +372,11 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         self.model_plan_ = plan_model(self.domain_, self.cells_, classes, share) if self.dependence_ == "graphical" \
             else None
         if self.model_plan_ is not None:
-            self.pair_plan_ = None
             budget = model_budget(eps, delta, mode, self.model_plan_)
             self.marginal_share_ = budget.marginal_share
         else:
-            self.pair_plan_ = plan_pair_stage(self, classes, eps, delta, mode)
-            self.marginal_share_ = auto_marginal_share(self.domain_, n, eps, classes, self.marginal_share,
-                                                       self.pair_plan_ is not None)
-            budget = plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_,
-                                 user_share=self.marginal_share)
+            self.marginal_share_ = auto_marginal_share(self.domain_, n, eps, classes, self.marginal_share)
+            budget = plan_budget(eps, delta, mode, self.marginal_share_, user_share=self.marginal_share)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
             n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(budget.rho_marginals),
             self.by_label, float(self.split_sigmas), labelled and label)
@@ -413,8 +389,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
             warnings.warn(msg, DataWarning, stacklevel=5)
         histograms = len(self.cells_) + n_cat + int(G == 1 and labelled and label) > 0
         if self.model_plan_ is None:
-            budget = plan_budget(eps, delta, mode, self.marginal_share_, self.pair_plan_, histograms,
-                                 self.marginal_share)
+            budget = plan_budget(eps, delta, mode, self.marginal_share_, histograms, self.marginal_share)
         self.budget_ = replace(budget, histograms=self.n_histograms_)
         self.rho_, self.rho_split_ = self.budget_.rho, self.budget_.rho_split()
 
@@ -469,7 +444,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         n = self._check_int(n, "n", 1)
         if getattr(self, "model_", None) is not None:
             return sample_model(self, n)
-        return sample_copula(self, n, getattr(self, "pair_tree_", None))
+        return sample_copula(self, n)
 
     def certificate_extra(self) -> dict:
         d = {

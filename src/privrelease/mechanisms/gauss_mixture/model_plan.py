@@ -1,6 +1,6 @@
 """gauss-copula's plan of the graphical model: its attributes, candidates, rounds and budget, from public facts only.
 
-The attributes are those of the pair stage (:class:`~.copula_plan.Attributes`: numeric columns' coarse nodes,
+The attributes (:class:`~.copula_plan.Attributes`: numeric columns' coarse nodes,
 categorical columns, the label), each numeric column on the grid of its public tree with the most nodes up to
 ``MODEL_NODE_CELLS`` (:func:`model_grid`); the candidates, rounds and the :class:`~.copula_plan.CopulaBudget` follow
 from the schema, n and (epsilon, delta). Nothing here reads a record or draws noise.
@@ -23,9 +23,9 @@ def model_budget(epsilon: float, delta: float, mode: str, plan) -> CopulaBudget:
     is the largest total whose release (the Gaussian histograms and measurements, plus ``plan.rounds``
     exponential mechanisms of ``sqrt(8 rho_select / rounds)`` each) is ``(epsilon, delta)``-DP; the rounds get
     ``plan.share`` of it (``SELECT_FRACTION`` of that on the selections), the histograms the rest."""
-    common = dict(epsilon=float(epsilon), delta=float(delta), accounting=mode, marginal_share=1.0 - plan.share,
-                  pair_share=plan.share, select_fraction=D.SELECT_FRACTION, pair_rounds=plan.rounds,
-                  rho_mixture=0.0, epsilon_mixture=0.0, mixture=False)
+    common = {"epsilon": float(epsilon), "delta": float(delta), "accounting": mode, "marginal_share": 1.0 - plan.share,
+              "pair_share": plan.share, "select_fraction": D.SELECT_FRACTION, "pair_rounds": plan.rounds,
+              "rho_mixture": 0.0, "epsilon_mixture": 0.0, "mixture": False}
     if math.isinf(epsilon):
         return CopulaBudget(rho=math.inf, rho_marginals=math.inf, rho_pairs_measure=math.inf,
                             rho_pairs_select=math.inf, **common)
@@ -104,7 +104,7 @@ def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
     cands = model_candidates(sizes, attrs.label)
     if not cands:
         return None
-    rounds = max(1, int(round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes))))
+    rounds = max(1, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes)))
     return ModelPlan(attrs, cands, rounds, float(D.MODEL_SHARE if share is None else share))
 
 
