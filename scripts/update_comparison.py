@@ -32,9 +32,9 @@ BUILD_COMMAND = "python scripts/update_comparison.py"
 
 #: The bench_mixed.py result files the comparison reads, by a short name used in the table.
 SOURCES = {
-    "graphical-census": "graphical_census.json",  # the default (graphical model) and the mixture, beside MST
+    "graphical-census": "graphical_census.json",  # the default (graphical model) beside MST
     "graphical-tables": "graphical_tables.json",  # the same on Adult, Diabetes 130-US and the census cut
-    "graphical-adult-aim": "graphical_adult_aim.json",  # Adult: the default, the mixture, MST and AIM in one run
+    "graphical-adult-aim": "graphical_adult_aim.json",  # Adult: the default, MST and AIM in one run
     "peers-same-run": "mixed_peers_same_run.json",  # OpenDP's AIM on Adult; AIM on Diabetes (did not finish)
     "census-small": "mixed_census_small.json",    # AIM on the Adult-shaped census-income cut
 }
@@ -43,26 +43,22 @@ SOURCES = {
 TABLES = {
     "adult": ("Adult (bundled)", [
         ("gauss-copula (default)", "graphical-adult-aim", "gauss-copula"),
-        ("gauss-copula, mixture", "graphical-adult-aim", "gauss-copula@dependence=mixture"),
         ("MST, mbi 2.0", "graphical-adult-aim", "mst-mbi2"),
         ("AIM, mbi 2.0", "graphical-adult-aim", "aim-mbi2"),
         ("AIM, OpenDP 0.16", "peers-same-run", "aim-opendp"),
     ]),
     "diabetes130": ("Diabetes 130-US (bundled schema)", [
         ("gauss-copula (default)", "graphical-tables", "gauss-copula"),
-        ("gauss-copula, mixture", "graphical-tables", "gauss-copula@dependence=mixture"),
         ("MST, mbi 2.0", "graphical-tables", "mst-mbi2"),
         ("AIM, mbi 2.0", "peers-same-run", "aim-mbi2"),
     ]),
     "census_small": ("census-income, Adult-shaped cut (tuning)", [
         ("gauss-copula (default)", "graphical-tables", "gauss-copula"),
-        ("gauss-copula, mixture", "graphical-tables", "gauss-copula@dependence=mixture"),
         ("MST, mbi 2.0", "graphical-tables", "mst-mbi2"),
         ("AIM, mbi 2.0", "census-small", "aim-mbi2"),
     ]),
     "census_kdd": ("census-income (tuning)", [
         ("gauss-copula (default)", "graphical-census", "gauss-copula"),
-        ("gauss-copula, mixture", "graphical-census", "gauss-copula@dependence=mixture"),
         ("MST, mbi 2.0", "graphical-census", "mst-mbi2"),
     ]),
 }
