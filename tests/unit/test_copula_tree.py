@@ -6,12 +6,20 @@ import math
 import numpy as np
 import pytest
 
-from privrelease.mechanisms.gauss_mixture.copula_estimate import project_to_simplex, refine_levels
-from privrelease.mechanisms.gauss_mixture.copula_measure import CellCounter, Measurement, level_nodes, selected_counts
+from privrelease.mechanisms.gauss_mixture.copula_estimate import (
+    project_to_simplex,
+    refine_levels,
+    shrink,
+)
+from privrelease.mechanisms.gauss_mixture.copula_measure import (
+    CellCounter,
+    Measurement,
+    level_nodes,
+    selected_counts,
+)
 from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap
 from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from privrelease.schema.encoding import EncodedDomain
-
 
 
 def _exact(tree, leaves):
@@ -91,6 +99,55 @@ def test_refinement_without_noise_returns_the_exact_leaves():
     top = t.level_counts(leaves, 0)
     out = refine_levels([t], [top], [t.depth], 0.0, _exact(t, leaves), project_to_simplex)
     assert np.allclose(out[0], leaves)
+
+
+def test_shrinking_keeps_an_atom_and_smooths_what_the_noise_explains():
+    g = np.random.default_rng(1)
+    prior = np.full(16, 100.0)
+    smooth = prior + g.normal(0, 5, 16)  # a flat run of values, 100 a cell, noise std 75
+    noisy = smooth + g.normal(0, 75, 16)
+    out = shrink(noisy, prior, 75.0)
+    assert np.sum((out - smooth) ** 2) < 0.2 * np.sum((noisy - smooth) ** 2)
+    spike = prior.copy()
+    spike[3] = 5000.0  # an atom: far more than the noise
+    noisy = spike + g.normal(0, 75, 16)
+    out = shrink(noisy, prior, 75.0)
+    assert out[3] > 4800 and np.allclose(out, noisy, atol=0.02 * 5000)
+    assert np.array_equal(shrink(noisy[:2], prior[:2], 75.0), noisy[:2])  # two counts: as released
+    assert np.array_equal(shrink(noisy, prior, 0.0), noisy)  # without noise: the counts as released
+
+
+def test_shrinking_lowers_the_squared_error_on_average():
+    """James-Stein: for K >= 3 the expected squared error is below the noisy counts' whatever the truth."""
+    g = np.random.default_rng(2)
+    for truth in (np.full(8, 50.0), np.linspace(0, 400, 8), np.r_[np.zeros(7), 900.0]):
+        prior = np.full(8, truth.mean())
+        raw = est = 0.0
+        for _ in range(400):
+            y = truth + g.normal(0, 60, 8)
+            raw += np.sum((y - truth) ** 2)
+            est += np.sum((shrink(y, prior, 60.0) - truth) ** 2)
+        assert est < raw
+
+
+def test_noisy_children_of_a_smooth_node_come_back_near_the_spread():
+    t = NumericTree(0, 90, 1.0, branching=16)
+    g = np.random.default_rng(3)
+    leaves = t.level_counts(np.full((1, t.n_cells), 0.0), t.depth - 1)
+    leaves[0, 1:-1] = 100.0 + g.normal(0, 5, leaves.shape[1] - 2)  # a flat run of values
+    top = t.level_counts(leaves, 0)
+
+    def measure(std):
+        noise = np.random.default_rng(4)
+
+        def m(level, masks):
+            exact = selected_counts([t], [leaves], level, masks)
+            return Measurement(("tree_level", level, level_nodes(masks)), exact + noise.normal(0, 75, exact.size), std)
+        return m
+
+    shrunk = refine_levels([t], [top], [t.depth], 0.0, measure(75.0), project_to_simplex)[0]
+    raw = refine_levels([t], [top], [t.depth], 0.0, measure(0.0), project_to_simplex)[0]  # std 0: not shrunk
+    assert np.sum((shrunk - leaves) ** 2) < 0.25 * np.sum((raw - leaves) ** 2)
 
 
 def test_an_unsplit_node_spreads_by_width_and_not_onto_the_bounds():

@@ -106,17 +106,36 @@ def split_mask(tree: NumericTree, level: int, mass: np.ndarray, threshold: float
     return split[:, par]
 
 
+def shrink(noisy: np.ndarray, prior: np.ndarray, std: float) -> np.ndarray:
+    """The positive-part James-Stein estimate of the true counts behind ``noisy`` (independent Gaussian noise of
+    std ``std`` on each), shrunk toward ``prior`` (post-processing: released counts, a public std, a prior from
+    released values): ``prior + lam (noisy - prior)`` with ``lam = max(0, 1 - (K - 2) std^2 / ||noisy - prior||^2)``
+    for ``K`` > 2 counts (unchanged for fewer, or without noise). Where the counts differ from the prior by far
+    more than the noise (an atom, a mode) ``lam`` is near 1 and they are kept; where the noise explains their
+    spread (a smooth run of ages, an empty tail) they fall back to the prior. For ``K`` >= 3 its expected squared
+    error is below the noisy counts' own, whatever the true counts (``docs/derivations.md``, "Tree levels")."""
+    k = noisy.size
+    if k <= 2 or std <= 0:
+        return noisy
+    r = noisy - prior
+    ss = float(r @ r)
+    lam = max(0.0, 1.0 - (k - 2) * std * std / ss) if ss > 0 else 0.0
+    return prior + lam * r
+
+
 def make_consistent(noisy: np.ndarray, mask: np.ndarray, spread_mass: np.ndarray, tree: NumericTree,
-                    level: int, project) -> np.ndarray:
-    """Node masses of ``level``: where measured (``mask``), the noisy children of each split parent
-    projected onto the counts summing to the parent's mass (``project(v, total)``); elsewhere the
-    spread mass. Children of a parent are contiguous, so each split parent is one slice."""
+                    level: int, project, std: float) -> np.ndarray:
+    """Node masses of ``level``: where measured (``mask``), the noisy children of each split parent shrunk
+    toward the parent's mass spread by the leaf weights (:func:`shrink`, the noise std ``std``) and projected
+    onto the counts summing to the parent's mass (``project(v, total)``); elsewhere the spread mass. Children
+    of a parent are contiguous, so each split parent is one slice."""
     out = spread_mass.copy()
     par = tree.parents(level)
     starts = np.searchsorted(par, np.arange(par[-1] + 2))
     for g, p in zip(*np.nonzero(_split_parents(mask, par))):
         a, b = starts[p], starts[p + 1]
-        out[g, a:b] = project(noisy[g, a:b], float(spread_mass[g, a:b].sum()))
+        prior = spread_mass[g, a:b]
+        out[g, a:b] = project(shrink(noisy[g, a:b], prior, std), float(prior.sum()))
     return out
 
 
@@ -153,7 +172,7 @@ def refine_levels(trees, top_mass, depths, threshold, measure, project, record=N
                 (g, i), values = placed[j]
                 noisy, got = np.zeros_like(spread_mass), np.zeros(spread_mass.shape, dtype=bool)
                 noisy[g, i], got[g, i] = values, True
-                mass[j] = make_consistent(noisy, got, spread_mass, t, lev, project)
+                mass[j] = make_consistent(noisy, got, spread_mass, t, lev, project, measured.noise_std)
             else:
                 mass[j] = spread_mass
     return mass
