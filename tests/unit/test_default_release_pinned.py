@@ -82,22 +82,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: Per table: the certificate's budget split (exact floats, the same on both paths) and, per path, the
 #: sha256 of the released CSV and a short hash of the certificate's noise scales (exact floats);
 #: generated when the graphical model became the default's dependence model (issue 36); digests renewed when a
-#: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink).
-PINS = {'labelled': {'memory': ('3f1498443e462f0f4667aa5610602050fd9b3376f4cc4e19b3caa54071e7b078', '526ed562a903249f'),
+#: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink),
+#: and again when the model's records became drawn stratified within each separator cell.
+PINS = {'labelled': {'memory': ('2fa4c2fa9e2524d17c27d5f00cd4a419c6fc2ef2355f8e27776320dfdf210847', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('c836ce43909ed8fb94cb230c76c9428a79bb9e1708396110cb159b2069224040', '526ed562a903249f')},
- 'missing': {'memory': ('68fd4086b20171f2df3f3c875f24bb6c8fe404c1c73d781ddda8c040e713bba8', '15f8a84e37793ccf'),
+              'streamed': ('07b0472d97a8426bdc316d5775e2b228c9c6d30a75b836d4ea7d1e25a22ddc47', '526ed562a903249f')},
+ 'missing': {'memory': ('279c90c8d9374dadb0e61b65c643288359ec2169fc255cceb452640bb4a20b10', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('535ed079e5f02647e3e70e810fa56ff379cbc36e7c21f03ee661d6e8321d6c03', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('c2ed8d479f679af11e2d23aa58e7c3903761ad980cf07ba4514c14e49aa93620', '0145e8da5697488a'),
+             'streamed': ('afbf77a6d6887c8ccb6053cb5045266ae9c887366c93be8b6729a966d6102646', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('b8ffbcdab8689de791ccf3ecf280c8c329251843246b5db567fcd4aec3017f98', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('1043e53d6b618f7da1ee3b2083b574c14e6a08c1d18f5d41261ff099e26b73bb',
+                'streamed': ('d5d321f76e3f78e5cbcbfbe36c24d7dfe8d9eddaceb60aa4b1c0b76779d9346f',
                              '0145e8da5697488a')}}
 
 

@@ -9,8 +9,13 @@ from math import prod
 import numpy as np
 import pytest
 
-from privrelease.estimation.graphical import (GraphicalModel, MarginalMeasurement, fit_model, junction_tree,
-                                              model_cells)
+from privrelease.estimation.graphical import (
+    GraphicalModel,
+    MarginalMeasurement,
+    fit_model,
+    junction_tree,
+    model_cells,
+)
 
 
 def _connected(nodes: set[int], edges) -> bool:
@@ -236,6 +241,27 @@ def test_sampling_keeps_the_root_clique_within_one_and_other_pairs_within_their_
         p = model.project(attrs).ravel()
         got = np.bincount(np.ravel_multi_index(codes[:, list(attrs)].T, [sizes[a] for a in attrs]), minlength=p.size)
         z = (got - m * p) / np.sqrt(np.maximum(m * p * (1 - p), 1e-12))
+        assert np.abs(z).max() < 5.0, (attrs, z)
+
+
+@pytest.mark.parametrize("name", ["cycle needing fill-in", "triangles and a pair"])
+def test_stratified_sampling_keeps_every_clique_close_and_each_pair_unbiased(name):
+    sizes, asked = GRAPHS[name]
+    model = _random_model(sizes, asked, np.random.default_rng(6), total=1.0)
+    m = 20_000
+    iid, strat = (model.sample(m, np.random.default_rng(7), stratified=s) for s in (False, True))
+
+    def worst(codes, attrs):
+        p = model.project(attrs).ravel()
+        got = np.bincount(np.ravel_multi_index(codes[:, list(attrs)].T, [sizes[a] for a in attrs]), minlength=p.size)
+        return np.abs(got - m * p).max()
+
+    for c in model.cliques:  # every clique within a few records of the model's counts (independent draws: ~100)
+        assert worst(strat, c) <= 3.0 < worst(iid, c) or c == model.cliques[0]
+    for attrs in itertools.combinations(range(len(sizes)), 2):  # still draws from the model
+        p = model.project(attrs).ravel()
+        z = (np.bincount(np.ravel_multi_index(strat[:, list(attrs)].T, [sizes[a] for a in attrs]), minlength=p.size)
+             - m * p) / np.sqrt(np.maximum(m * p * (1 - p), 1e-12))
         assert np.abs(z).max() < 5.0, (attrs, z)
 
 

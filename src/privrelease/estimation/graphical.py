@@ -58,7 +58,7 @@ from scipy import sparse
 from .belief import CliqueTree, conditional, marginalise
 from .junction import junction_tree, model_cells
 
-__all__ = ["MarginalMeasurement", "GraphicalModel", "fit_model", "junction_tree", "model_cells"]
+__all__ = ["GraphicalModel", "MarginalMeasurement", "fit_model", "junction_tree", "model_cells"]
 
 #: Mirror-descent iterations of :func:`fit_model` by default (with momentum, the error of a
 #: 100-attribute model's measured marginals stops falling after about 200).
@@ -143,10 +143,12 @@ class GraphicalModel:
             self._conditionals[c] = (sep, *conditional(self.cliques[c], self._marginals[c], sep))
         return self._conditionals[c]
 
-    def sample(self, m: int, rng: np.random.Generator) -> np.ndarray:
+    def sample(self, m: int, rng: np.random.Generator, stratified: bool = False) -> np.ndarray:
         """(m, A) int64 codes: the root clique's cells in counts rounded from ``m`` times its marginal
         (largest remainders, so each is within 1 of ``m * mu / total``) in random order, then each
-        further clique's new attributes drawn independently given its separator's drawn values."""
+        further clique's new attributes drawn given its separator's drawn values: independently, or
+        (``stratified``) by stratified uniforms within each separator cell (:func:`_stratified`), so that
+        every drawn clique's counts stay within a record or so of the model's, as the root's do."""
         m = int(m)
         codes = np.zeros((len(self.sizes), m), dtype=np.int64)  # one row per attribute while drawing
         tree = self._tree
@@ -156,7 +158,8 @@ class GraphicalModel:
         for c in tree.order[1:]:
             sep, rest, table = self._conditional(c)
             rows = np.ravel_multi_index(codes[list(sep)], [self.sizes[a] for a in sep]) if sep else np.zeros(m, np.int64)
-            codes[list(rest)] = np.unravel_index(_draw_rows(table, rows, rng), [self.sizes[a] for a in rest])
+            codes[list(rest)] = np.unravel_index(_draw_rows(table, rows, rng, stratified),
+                                                 [self.sizes[a] for a in rest])
         return np.ascontiguousarray(codes.T)
 
 
@@ -208,15 +211,32 @@ def _largest_remainders(p: np.ndarray, m: int) -> np.ndarray:
     return counts
 
 
-def _draw_rows(table: np.ndarray, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def _stratified(rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniform per record, stratified within each row: the m records sharing a row (in random order)
+    get ``(i + U_i) / m``, i = 0..m-1, so that each row's draws from its conditional hit every value within
+    one record of m times its probability, and each record's draw is still distributed as the conditional."""
+    m = rows.shape[0]
+    shuffled = rng.permutation(m)
+    order = shuffled[np.argsort(rows[shuffled], kind="stable")]
+    sorted_rows = rows[order]
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
+    sizes = np.diff(np.r_[starts, m])
+    rank = np.arange(m) - np.repeat(starts, sizes)
+    u = np.empty(m)
+    u[order] = (rank + rng.random(m)) / np.repeat(sizes, sizes)
+    return u
+
+
+def _draw_rows(table: np.ndarray, rows: np.ndarray, rng: np.random.Generator, stratified: bool = False) -> np.ndarray:
     """One draw per record from row ``rows[r]`` of a row-stochastic ``table``: the rows' cumulative
-    sums, each shifted by its row index, make one increasing array, searched at ``row + u``."""
+    sums, each shifted by its row index, make one increasing array, searched at ``row + u`` (``u``
+    independent uniforms, or :func:`_stratified` ones)."""
     k = table.shape[1]
     cum = np.cumsum(table, axis=1)
     cum /= cum[:, -1:]
     cum[:, -1] = 1.0
     flat = (cum + np.arange(table.shape[0])[:, None]).ravel()
-    u = rng.random(rows.shape[0])
+    u = _stratified(rows, rng) if stratified else rng.random(rows.shape[0])
     drawn = np.searchsorted(flat, rows + u, side="right") - rows * k
     return np.clip(drawn, 0, k - 1)
 

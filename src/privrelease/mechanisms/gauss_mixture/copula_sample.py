@@ -116,12 +116,13 @@ def sample_copula(mech, n: int):
 
 def sample_model(mech, n: int):
     """``n`` records ``(X, y)`` of a fitted gauss-copula whose dependence is the graphical model: every
-    attribute's cell drawn from the model (:meth:`~privrelease.estimation.graphical.GraphicalModel.sample`),
+    attribute's cell drawn from the model (:meth:`~privrelease.estimation.graphical.GraphicalModel.sample`,
+    stratified: each clique's drawn counts within a record or so of the model's),
     then each numeric column's value inside its node from its group's released tree masses (stratified
     quantiles, :func:`rank_match_within` on uniform scores). Post-processing of released values only."""
     gen, dom = mech.source_.generator, mech.domain_
     attrs = mech.model_plan_.attributes
-    codes = mech.model_.sample(n, gen)
+    codes = mech.model_.sample(n, gen, stratified=True)
     label = attrs.label
     y = codes[:, label].astype(np.int64) if label is not None else None
     g = mech._groups(y, n)
