@@ -199,13 +199,7 @@ def main(argv=None):
         print(f"white box {name}: mu claim {r['mu_claim']:.4f}, "
               f"pair {r['mu_pair']:.4f}, lower {r['mu_lower']:.4f} ({r['mu_lower'] / r['mu_claim']:.3f} of it), "
               f"epsilon >= {r['eps_lower']:.3f} ({time.perf_counter() - t:.1f}s)")
-    for path in ("seeded", "real"):
-        t = time.perf_counter()
-        r = black_box(path, a.releases)
-        rows.append(dict(kind="black box", **r))
-        print(f"black box {path} ({r['accounting']}): mu claim {r['mu_claim']:.4f}, lower {r['mu_lower']:.4f} "
-              f"({r['mu_lower'] / r['mu_claim']:.3f}), epsilon >= {r['eps_lower']:.3f} "
-              f"({time.perf_counter() - t:.1f}s)")
+    rows += black_box_rows(a.releases)
     out["rows"] = rows
     out["rho_gaussian"], out["rho_zcdp"] = calibrate_rho(EPS, DELTA, "gaussian"), calibrate_rho(EPS, DELTA, "zcdp")
     if a.json:
@@ -213,18 +207,26 @@ def main(argv=None):
     return out
 
 
+def black_box_rows(releases: int, **params) -> list:
+    """The black-box audit on the seeded and the real-release paths (``params``: the release's parameters),
+    one printed line and one row each."""
+    rows = []
+    for path in ("seeded", "real"):
+        t = time.perf_counter()
+        r = black_box(path, releases, **params)
+        rows.append(dict(kind="black box", **r))
+        print(f"black box {path} ({r['accounting']}, {r['dependence']}): mu claim {r['mu_claim']:.4f}, lower {r['mu_lower']:.4f} "
+              f"({r['mu_lower'] / r['mu_claim']:.3f}), epsilon >= {r['eps_lower']:.3f} "
+              f"({time.perf_counter() - t:.1f}s)", flush=True)
+    return rows
+
+
 def graphical_rows(a) -> dict:
     """The black-box audit of the default as it releases this table (the graphical model: histograms, rounds'
     selections and measurements, all with fresh noise), on the seeded and the real-release paths."""
     out = {"epsilon": EPS, "delta": DELTA, "pair": "11 x 000 vs 10 x 000 + 111 (3 binary columns)",
            "fit": GRAPHICAL, "rows": []}
-    for path in ("seeded", "real"):
-        t = time.perf_counter()
-        r = black_box(path, a.releases, **GRAPHICAL)
-        out["rows"].append(dict(kind="black box", **r))
-        print(f"black box {path} ({r['accounting']}, {r['dependence']}): mu claim {r['mu_claim']:.4f}, lower "
-              f"{r['mu_lower']:.4f} ({r['mu_lower'] / r['mu_claim']:.3f}), epsilon >= {r['eps_lower']:.3f} "
-              f"({time.perf_counter() - t:.1f}s)", flush=True)
+    out["rows"] += black_box_rows(a.releases, **GRAPHICAL)
     if a.json:
         a.json.write_text(json.dumps(out, indent=1))
     return out
