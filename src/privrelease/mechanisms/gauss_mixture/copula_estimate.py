@@ -6,7 +6,8 @@ stds (and public geometry: the trees, the coarse plan), never a record and never
 * the released histograms into one-way distributions per group (:func:`marginals_from_noisy`: class
   sizes averaged over every histogram and projected onto the public n, each histogram projected onto
   the counts summing to its class size) and the numeric trees' finer rounds (one measurement per level,
-  naming its nodes) into consistent leaf masses (:func:`refine_levels`, which also chooses, from released
+  naming its nodes) into consistent leaf masses (:func:`refine_levels`: each split node's noisy children
+  shrunk toward its spread mass, :func:`shrink`, and projected onto it; it also chooses, from released
   masses, the nodes the next round measures);
 * the one-way histograms and the graphical model's measured marginals into one model (:class:`ModelFit`,
   with :mod:`privrelease.estimation.graphical`).
