@@ -208,3 +208,13 @@ def test_rare_levels_are_merged_alike_on_streamed_chunks_and_the_release_keeps_e
     np.testing.assert_array_equal(Xa, b.sample(6000)[0])
     code = np.argmax(Xa[:, :20], axis=1)
     assert len(set(code[np.asarray(merge)[code] == max(merge)])) > 1  # the merged cell expands to several levels
+
+
+def test_pair_counts_derive_a_pair_from_its_triple_with_the_label():
+    """The candidates' counts: a pair summed out of the pair with the label equals the pair counted alone."""
+    rng = np.random.default_rng(0)
+    codes = np.stack([rng.integers(0, s, 500) for s in (3, 4, 2)], axis=1)
+    pairs = [(0, 1), (0, 1, 2), (1, 2), (0,)]
+    for attrs, counts in zip(pairs, CP.pair_counts(codes, (3, 4, 2), pairs)):
+        key = np.ravel_multi_index(tuple(codes[:, a] for a in attrs), tuple((3, 4, 2)[a] for a in attrs))
+        np.testing.assert_array_equal(counts, np.bincount(key, minlength=counts.size))

@@ -80,8 +80,9 @@ MODEL_NODE_CELLS = 16
 #: candidate marginal (a pair, or a pair with the label).
 MODEL_ROUNDS_PER_ATTRIBUTE = 1.0
 #: The model's size bound: total cells of its junction tree's cliques (a candidate that would pass it is
-#: not offered).
-MAX_MODEL_CELLS = 2 ** 20
+#: not offered). Each round's refit costs in proportion to it: at 2 ** 20 a census_income_kdd release took up to
+#: 160 s of CPU, at 2 ** 18 at most 20 s (8 seeds, 2-way TVD 0.0441 against 0.0435).
+MAX_MODEL_CELLS = 2 ** 18
 #: Cells of all candidates together, counted in one pass: triples with the label are left out beyond this.
 MAX_CANDIDATE_TOTAL = 2 ** 23
 #: A table with at least this many numeric columns, more than its categorical ones, keeps the mixture as its
@@ -99,11 +100,21 @@ MODEL_NUMERIC_THRESHOLD = 2.0
 #: -> 0.0513 (+-0.001), 3-way 0.0663 -> 0.0617; 0.3 to 0.6 alike, 0.1 0.0528, 1 0.0558, MST's 3 0.0576 (a
 #: 52-level code kept 13 cells and lost its rarer levels' pairs); the loans table and Adult unchanged.
 MERGE_STDS = 0.5
-#: Refits of the model during the rounds (the rounds between two refits score against the same model and
-#: do not offer a candidate overlapping one measured since the last refit).
-MODEL_REFITS = 10
-#: Mirror-descent iterations after each round (warm-started) and for the final model.
-ROUND_ITERS = 30
-FINAL_ITERS = 300
-#: Records drawn from the current model to score the candidates when their marginals are not exact.
+#: The model is refitted after every round while the rounds are at most this many (census_income_kdd, 41
+#: rounds, 6 seeds: ten refits 2-way TVD 0.0486, one after every round 0.0466); a table with more rounds gets
+#: WIDE_REFITS refits, as before. On the generated table of 100 columns (``bench_memory.py``, 50,000 records)
+#: a refit every second round took 127 s of CPU (2-way TVD on 30 of its columns 0.1012), ten refits 23 s
+#: (0.1168): refitted often, its measured pairs overlap and the junction tree's cliques multiply.
+EVERY_ROUND_REFITS = 50
+WIDE_REFITS = 10
+#: Mirror-descent iterations of the model's refit (warm-started) and of the final model. census_income_kdd, 6
+#: seeds, a refit after every round: 3 / 100 iterations 2-way TVD 0.0471 +- 0.0022, 5 / 150 0.0466 +- 0.0009
+#: (30 / 300: 20-160 s of CPU at the size bound 2 ** 20).
+ROUND_ITERS = 5
+FINAL_ITERS = 150
+#: Records drawn from the current model to score the candidates when their marginals are not exact: at most
+#: this many, and at most SCORE_WORK / (number of candidates) (census_income_kdd's 1,600 candidates: all of
+#: its 20,000; a generated table of 100 columns' 10,000 candidates: 10,000 records, its 2-way TVD 0.0993 against
+#: 0.1089 with 3,355).
 SCORE_RECORDS = 50_000
+SCORE_WORK = 10 ** 8

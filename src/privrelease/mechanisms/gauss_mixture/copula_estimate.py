@@ -231,9 +231,16 @@ def weight_std(std: float) -> float:
 class ModelFit:
     """The graphical model fitted to every measurement so far (post-processing): the estimation side of the
     model's rounds. ``record`` adds a released :class:`~.copula_measure.Measurement`; ``estimate`` returns the
-    current model's counts of every candidate, refitting (warm-started) every ``batch`` measurements; ``open_``
-    the candidates that overlap none measured since the last refit, ``fits(r)`` whether candidate ``r`` keeps the
-    model within ``MAX_MODEL_CELLS`` (both public: functions of the measured set)."""
+    current model's counts of every candidate, refitting the model (warm-started) every ``batch`` measurements;
+    ``open_`` the candidates that overlap none measured since the last refit, ``fits(r)`` whether candidate ``r``
+    keeps the model within ``MAX_MODEL_CELLS`` (all public: functions of the plan and the measured set).
+
+    ``batch`` is 1 (a refit after every measurement) unless the rounds outnumber ``EVERY_ROUND_REFITS`` (then
+    ``WIDE_REFITS`` refits: the cost of a wide table's refits, in :mod:`.copula_defaults`). Scored against
+    a model a few measurements old, the last rounds measured pairs whose joint effect no round was left to see:
+    on census_income_kdd (41 rounds) a pair measured in the last round of a batch of five left two independent
+    columns 0.13 apart in TVD (2-way TVD 0.0577 on that seed); refitted after every round, its 2-way TVD fell from
+    0.0486 to 0.0466 (6 seeds)."""
 
     def __init__(self, plan, first: list, n: int, gen: np.random.Generator):
         from ...estimation import graphical as G
@@ -241,8 +248,11 @@ class ModelFit:
         self._g, self.plan, self.n, self.gen = G, plan, float(n), gen
         self.sizes = tuple(int(s) for s in plan.attributes.sizes)
         self.measurements = list(first)
-        self.model, self._cached, self._fresh = None, None, []
-        self.batch = max(1, -(-int(plan.rounds) // D.MODEL_REFITS))  # rounds between two refits
+        self.model, self._cached, self._fresh, self._inside = None, None, [], None
+        T = int(plan.rounds)
+        self.batch = 1 if T <= D.EVERY_ROUND_REFITS else -(-T // D.WIDE_REFITS)  # rounds between two refits
+        # records drawn to score the candidates no clique holds: their counting work bounded (SCORE_WORK)
+        self.scoring = int(max(1, min(self.n, D.SCORE_RECORDS, D.SCORE_WORK // max(1, len(plan.pairs)))))
 
     def record(self, r: int, measurement) -> None:
         self.measurements.append(self._g.MarginalMeasurement(tuple(measurement.query[1]), measurement.noisy,
@@ -261,23 +271,33 @@ class ModelFit:
             self._cached = self._counts()
         return self._cached
 
-    def _counts(self) -> list:
-        """Every candidate's counts under the current model: exact for a candidate inside one of its cliques
-        (a sum of the clique's marginal), else from ``min(n, SCORE_RECORDS)`` records drawn from the model and
-        scaled to n (exact inference onto a pair no clique holds costs a product along the junction tree, for
-        each of thousands of candidates, every refit)."""
-        cliques = [set(c) for c in self.model.cliques]
-        inside = [any(set(c) <= q for q in cliques) for c in self.plan.pairs]
-        rest = [c for c, ok in zip(self.plan.pairs, inside) if not ok]
-        if rest:
-            m = int(max(1, min(self.n, D.SCORE_RECORDS)))
-            drawn = iter(c * (self.n / m) for c in pair_counts(self.model.sample(m, self.gen), self.sizes, rest))
-        return [np.asarray(self.model.project(c)).ravel() if ok else next(drawn) for c, ok in zip(self.plan.pairs, inside)]
-
     def open_(self) -> np.ndarray:
         """The candidates a round may offer: none overlapping a candidate measured since the last refit."""
         fresh = [set(f) for f in self._fresh]
         return np.array([not any(set(c) <= f or f <= set(c) for f in fresh) for c in self.plan.pairs])
+
+    def _counts(self) -> list:
+        """Every candidate's counts under the current model: exact for a candidate inside one of its cliques
+        (a sum of the clique's marginal), else from ``scoring`` records drawn from the model and scaled to n (exact inference onto a pair no clique holds costs a product along the junction tree, for
+        each of thousands of candidates, every refit)."""
+        inside = self._inside_cliques()
+        rest = [c for c, ok in zip(self.plan.pairs, inside) if not ok]
+        if rest:
+            m = self.scoring
+            drawn = iter(c * (self.n / m) for c in pair_counts(self.model.sample(m, self.gen), self.sizes, rest))
+        return [np.asarray(self.model.project(c)).ravel() if ok else next(drawn) for c, ok in zip(self.plan.pairs, inside)]
+
+    def _inside_cliques(self) -> np.ndarray:
+        """Which candidates lie inside one of the model's cliques (a candidate's attributes outside a clique:
+        ``C (1 - Q)^T``, with ``C`` and ``Q`` the candidates' and cliques' attribute indicators)."""
+        if self._inside is None:
+            self._inside = np.zeros((len(self.plan.pairs), len(self.sizes)))
+            for i, c in enumerate(self.plan.pairs):
+                self._inside[i, list(c)] = 1.0
+        q = np.ones((len(self.model.cliques), len(self.sizes)))
+        for i, c in enumerate(self.model.cliques):
+            q[i, list(c)] = 0.0
+        return ((self._inside @ q.T) == 0).any(axis=1)
 
     def fits(self, r: int) -> bool:
         """Whether candidate ``r`` keeps the model's junction tree within ``MAX_MODEL_CELLS``."""

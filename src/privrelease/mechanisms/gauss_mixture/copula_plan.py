@@ -303,12 +303,19 @@ class Attributes:
 
 def pair_counts(codes: np.ndarray, sizes, pairs) -> list:
     """Counts of every marginal ``(a, b, ...)`` of attributes over rows of cell ``codes`` (row-major, in the
-    tuple's order)."""
-    cols = np.ascontiguousarray(np.asarray(codes).T)  # one contiguous row per attribute
-    out = []
-    for attrs in pairs:
-        key = cols[attrs[0]].astype(np.int64)
+    tuple's order). A marginal whose attributes begin another one's with one more (a pair and the pair with
+    the label) is that one's counts summed over its last attribute, not counted again."""
+    cols = np.ascontiguousarray(np.asarray(codes, dtype=np.int64).T)  # one contiguous row per attribute
+    wanted = {tuple(int(a) for a in attrs) for attrs in pairs}
+    parent = {d[:-1]: d for d in wanted if len(d) > 1}
+    done = {}
+    for attrs in sorted(wanted, key=len, reverse=True):  # a longer marginal before the ones it holds
+        if attrs in parent:
+            full = parent[attrs]
+            done[attrs] = done[full].reshape(-1, sizes[full[-1]]).sum(axis=1)
+            continue
+        key = cols[attrs[0]]
         for a in attrs[1:]:
             key = key * sizes[a] + cols[a]
-        out.append(np.bincount(key, minlength=int(np.prod([sizes[a] for a in attrs]))))
-    return out
+        done[attrs] = np.bincount(key, minlength=math.prod(sizes[a] for a in attrs))
+    return [done[tuple(int(a) for a in attrs)] for attrs in pairs]
