@@ -85,21 +85,21 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink),
 #: again when the model's records became drawn stratified within each separator cell, and when the model
 #: became refitted after every round (ModelFit.batch).
-PINS = {'labelled': {'memory': ('1e69896a495010a613c3432b826eeccb70759e4e20bf63783a1445e7e172614e', '526ed562a903249f'),
+PINS = {'labelled': {'memory': ('96c3e1e4327baaae6ecc00527e239117c1398ca7ffda3d177e131999df9e66fc', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('a0e9158c322b7586af63eec3b392b44017aae1296fc07dcdac1787976757fbec', '526ed562a903249f')},
- 'missing': {'memory': ('aa22d911b69d5247e936b40f11ef3fb8098866bc1fe0def6fcc3dff577cb73a7', '15f8a84e37793ccf'),
+              'streamed': ('c0b13a84e2053bb55883948bdc4b7b89c43b1f17a84bba568c7a7399fd7d961b', '526ed562a903249f')},
+ 'missing': {'memory': ('8c6267b663176ff541ec5d7ea7d8d7ad03a9cdcbfbccc15a5ff9dad723927dd7', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('b2f5af492e9e3cce4519a05a661161249910ece590ec9ab8775a04bb3a7051c3', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('01d569a2411c067f8bc6759d0575cfb9e63a2a61d5cc8f0012b9f823bc08d666', '0145e8da5697488a'),
+             'streamed': ('6133921f8ceeda0ebba9dfd89cd23e0e25ab7838efefd106075066099aece9c8', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('e77d9298208645680ede8f567fc71c7fdc13bc3851fde99bc47b80a99741e2ba', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('758774a901587a995950be2c4e38945b944c3300c93c4cd9b8aed6ecfeaec4ab', '0145e8da5697488a')}}
+                'streamed': ('d5d321f76e3f78e5cbcbfbe36c24d7dfe8d9eddaceb60aa4b1c0b76779d9346f', '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):

@@ -251,6 +251,7 @@ class ModelFit:
         self.model, self._cached, self._fresh, self._inside = None, None, [], None
         T = int(plan.rounds)
         self.batch = 1 if T <= D.EVERY_ROUND_REFITS else -(-T // D.WIDE_REFITS)  # rounds between two refits
+        self.iters = max(1, min(D.ROUND_ITERS, D.REFIT_ITERS // max(1, -(-T // self.batch))))  # each refit's
         # records drawn to score the candidates no clique holds: their counting work bounded (SCORE_WORK)
         self.scoring = int(max(1, min(self.n, D.SCORE_RECORDS, D.SCORE_WORK // max(1, len(plan.pairs)))))
 
@@ -266,7 +267,7 @@ class ModelFit:
 
     def estimate(self) -> list:
         if self.model is None or len(self._fresh) >= self.batch:
-            self.fit(D.ROUND_ITERS)
+            self.fit(self.iters)
         if self._cached is None:
             self._cached = self._counts()
         return self._cached
