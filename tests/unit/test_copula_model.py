@@ -218,3 +218,24 @@ def test_pair_counts_derive_a_pair_from_its_triple_with_the_label():
     for attrs, counts in zip(pairs, CP.pair_counts(codes, (3, 4, 2), pairs)):
         key = np.ravel_multi_index(tuple(codes[:, a] for a in attrs), tuple((3, 4, 2)[a] for a in attrs))
         np.testing.assert_array_equal(counts, np.bincount(key, minlength=counts.size))
+
+
+def test_the_fitted_model_stays_within_its_size_bound(monkeypatch):
+    """The size test counts the cliques a warm-started refit carries: the fitted model, the final one included,
+    never holds more than ``MAX_MODEL_CELLS`` cells (counting the measured sets alone, carried cliques merged past
+    it)."""
+    rng = np.random.default_rng(1)
+    n, k, levels = 4000, 14, 6
+    z = rng.normal(size=(n, 3))
+    codes = np.stack([np.digitize(z[:, j % 3] + 0.7 * rng.normal(size=n), np.linspace(-1.5, 1.5, levels - 1))
+                      for j in range(k)], axis=1)
+    X = np.zeros((n, k * levels))
+    for j in range(k):
+        X[np.arange(n), j * levels + codes[:, j]] = 1.0
+    y = (z[:, 0] > 0).astype(int)
+    dom = EncodedDomain(p=k * levels, numeric=(), blocks=tuple((j * levels, (j + 1) * levels) for j in range(k)))
+    monkeypatch.setattr(D, "MAX_MODEL_CELLS", 1500)
+    for seed in range(3):
+        m = GaussCopula(8.0, 1e-6, domain=dom, n_classes=2, dependence="graphical", rng=seed).fit(X, y)
+        sizes = m.model_.sizes
+        assert sum(math.prod(sizes[a] for a in c) for c in m.model_.cliques) <= 1500

@@ -83,8 +83,8 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: sha256 of the released CSV and a short hash of the certificate's noise scales (exact floats);
 #: generated when the graphical model became the default's dependence model (issue 36); digests renewed when a
 #: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink),
-#: again when the model's records became drawn stratified within each separator cell, and when the model
-#: became refitted after every round (ModelFit.batch).
+#: again when the model's records became drawn stratified within each separator cell, when the model
+#: became refitted after every round (ModelFit.batch), and when its size test began counting the carried cliques.
 PINS = {'labelled': {'memory': ('96c3e1e4327baaae6ecc00527e239117c1398ca7ffda3d177e131999df9e66fc', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',

@@ -301,6 +301,10 @@ class ModelFit:
         return ((self._inside @ q.T) == 0).any(axis=1)
 
     def fits(self, r: int) -> bool:
-        """Whether candidate ``r`` keeps the model's junction tree within ``MAX_MODEL_CELLS``."""
-        cliques = [m.attrs for m in self.measurements] + [self.plan.pairs[r]]
+        """Whether candidate ``r`` keeps the model's junction tree within ``MAX_MODEL_CELLS``: the tree the next refit
+        builds, from the measured sets, the current model's cliques (a warm start carries them) and the candidate.
+        Counting the measured sets alone let the carried cliques merge past the bound: census_income_kdd's final
+        model held 867,140 cells against 2 ** 18 on one seed (44 s of CPU; with them counted, 13 s)."""
+        carried = list(self.model.cliques) if self.model is not None else []
+        cliques = [m.attrs for m in self.measurements] + carried + [self.plan.pairs[r]]
         return self._g.model_cells(self.sizes, cliques) <= D.MAX_MODEL_CELLS
