@@ -79,9 +79,9 @@ MODEL_NODE_CELLS = 16
 #: Rounds of the model's selection per attribute (the label one of them): each round measures one
 #: candidate marginal (a pair, or a pair with the label).
 MODEL_ROUNDS_PER_ATTRIBUTE = 1.0
-#: The model's size bound: total cells of its junction tree's cliques (a candidate that would pass it is
-#: not offered). Each round's refit costs in proportion to it: at 2 ** 20 a census_income_kdd release took up to
-#: 160 s of CPU, at 2 ** 18 at most 20 s (8 seeds, 2-way TVD 0.0441 against 0.0435).
+#: The model's size bound: total cells of its junction tree's cliques, the cliques a refit carries included (a
+#: candidate that would pass it is not offered). Every refit and the final fit cost in proportion to it; with
+#: the model refitted after every round, census_income_kdd's seeds 0-2 at 2 ** 18 took 10-16 s of CPU.
 MAX_MODEL_CELLS = 2 ** 18
 #: Cells of all candidates together, counted in one pass: triples with the label are left out beyond this.
 MAX_CANDIDATE_TOTAL = 2 ** 23
