@@ -251,7 +251,8 @@ class ModelFit:
         self.model, self._cached, self._fresh, self._inside = None, None, [], None
         T = int(plan.rounds)
         self.batch = 1 if T <= D.EVERY_ROUND_REFITS else -(-T // D.WIDE_REFITS)  # rounds between two refits
-        self.iters = max(1, min(D.ROUND_ITERS, D.REFIT_ITERS // max(1, -(-T // self.batch))))  # each refit's
+        refits = -(-T // self.batch)
+        self.iters = max(1, min(D.ROUND_ITERS, D.REFIT_ITERS // max(1, refits)))  # iterations of each refit
         # records drawn to score the candidates no clique holds: their counting work bounded (SCORE_WORK)
         self.scoring = int(max(1, min(self.n, D.SCORE_RECORDS, D.SCORE_WORK // max(1, len(plan.pairs)))))
 
@@ -279,8 +280,9 @@ class ModelFit:
 
     def _counts(self) -> list:
         """Every candidate's counts under the current model: exact for a candidate inside one of its cliques
-        (a sum of the clique's marginal), else from ``scoring`` records drawn from the model and scaled to n (exact inference onto a pair no clique holds costs a product along the junction tree, for
-        each of thousands of candidates, every refit)."""
+        (a sum of the clique's marginal), else from ``scoring`` records drawn from the model and scaled to n
+        (exact inference onto a pair no clique holds costs a product along the junction tree, for each of
+        thousands of candidates, every refit)."""
         inside = self._inside_cliques()
         rest = [c for c, ok in zip(self.plan.pairs, inside) if not ok]
         if rest:

@@ -355,12 +355,13 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     composed as randomized response with ``eps_t``.
     """
     T = plan.rounds
+    sizes = plan.attributes.sizes
     finite = math.isfinite(rho_measure)
     nm = zcdp_noise_multiplier(rho_measure / T) if finite else 0.0
     eps_t = math.sqrt(8.0 * rho_select / T) if finite else math.inf
     mech.source_.set_value_bound(float(max(mech.n_, 1)))  # every count lies in [0, n] (n public)
     sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
-    cells = np.array([cells_of(plan.attributes.sizes, c) for c in plan.pairs], dtype=np.float64)
+    cells = np.array([cells_of(sizes, c) for c in plan.pairs], dtype=np.float64)
     taken = np.zeros(len(plan.pairs), dtype=bool)
     chosen = []
     for _ in range(T):
