@@ -84,22 +84,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: generated when the graphical model became the default's dependence model (issue 36); digests renewed when a
 #: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink),
 #: again when the model's records became drawn stratified within each separator cell, when the model
-#: became refitted after every round (ModelFit.batch), and when its size test began counting the carried cliques.
-PINS = {'labelled': {'memory': ('96c3e1e4327baaae6ecc00527e239117c1398ca7ffda3d177e131999df9e66fc', '526ed562a903249f'),
+#: became refitted after every round (ModelFit.batch), when its size test began counting the carried cliques, and
+#: when a numeric node with no released mass became a structural zero of the model (copula_estimate.empty_nodes).
+PINS = {'labelled': {'memory': ('e69782264fd2234393bc64eed28ffeb48fa0e322c95df551cf35fa8000ea859d', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('c0b13a84e2053bb55883948bdc4b7b89c43b1f17a84bba568c7a7399fd7d961b', '526ed562a903249f')},
- 'missing': {'memory': ('8c6267b663176ff541ec5d7ea7d8d7ad03a9cdcbfbccc15a5ff9dad723927dd7', '15f8a84e37793ccf'),
+              'streamed': ('eea81800caa9f95bdab055420a808b5df3b09161b761906f454655501968cab1', '526ed562a903249f')},
+ 'missing': {'memory': ('256579c63316c4e1ed44c1a410886e0da1cdb752a3f8f9dbc72b495f100ce10a', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('6133921f8ceeda0ebba9dfd89cd23e0e25ab7838efefd106075066099aece9c8', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('e77d9298208645680ede8f567fc71c7fdc13bc3851fde99bc47b80a99741e2ba', '0145e8da5697488a'),
+             'streamed': ('52b4d74a1aa4175af982be45f230fe4cf052a289b0f0031c94c835c16ce914da', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('5cbabfcf60f30e568f7ceec4a3657583da84d2a022faad56eb5de18aa03c0f43', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('d5d321f76e3f78e5cbcbfbe36c24d7dfe8d9eddaceb60aa4b1c0b76779d9346f', '0145e8da5697488a')}}
+                'streamed': ('87a57e051842e5e330b2017b6c76e11f067fb6e94c863f7c13f76794cc66ea70', '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):

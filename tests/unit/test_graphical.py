@@ -283,3 +283,23 @@ def test_seeded_sampling_is_reproducible():
 def test_a_malformed_measurement_is_refused_in_one_line(bad, message):
     with pytest.raises(ValueError, match=message):
         fit_model((2, 3), [bad], 10.0)
+
+
+def test_structural_zeros_get_no_mass_whatever_the_measurements_say():
+    """Cells declared empty (``zeros``) come out empty, in the model's marginals and in its samples, even where
+    a pair measurement gives them counts; a warm start keeps them empty; the other cells are fitted as before."""
+    sizes = (4, 3, 2)
+    rng = np.random.default_rng(11)
+    one = MarginalMeasurement((0, 2), np.array([500.0, 400, 300, 200, 0, 0, 0, 0]), 20.0)  # (0, 2): row-major
+    pair = MarginalMeasurement((0, 1), rng.uniform(30, 60, 12), 20.0)  # gives attribute 0's 3rd and 4th levels mass
+    empty = np.array([[False, False], [False, False], [True, True], [False, True]])
+    model = fit_model(sizes, [one, pair], 1400.0, iters=200, zeros=[((0, 2), empty)])
+    assert model.project((0, 2))[empty].max() < 1e-30
+    assert model.project((0, 2))[~empty].min() > 50.0
+    warm = fit_model(sizes, [one, pair, MarginalMeasurement((1, 2), np.full(6, 233.0), 20.0)], 1400.0, iters=50,
+                     warm=model, zeros=[((2, 0), empty.T)])  # the same zeros, named in the other order
+    assert warm.project((0, 2))[empty].max() < 1e-30
+    codes = warm.sample(5000, np.random.default_rng(1))
+    assert not empty[codes[:, 0], codes[:, 2]].any()
+    free = fit_model(sizes, [one, pair], 1400.0, iters=200)  # without the zeros the pair puts mass there
+    assert free.project((0, 2))[empty].min() > 1.0

@@ -67,6 +67,10 @@ ITERS = 300
 ARMIJO = 0.5
 #: Halvings of the step tried in one iteration before the descent stops (no decrease is left).
 BACKTRACKS = 30
+#: Log-potential of a structural zero (a cell known to be empty, :func:`fit_model`'s ``zeros``), added to the
+#: free potentials and never moved by the descent: ``e^-200`` (about ``1e-87``) of a clique's largest weight
+#: is no record of any table, and stays above belief propagation's underflow threshold, so its fast pass is kept.
+ZERO_POTENTIAL = -200.0
 
 
 @dataclass(frozen=True)
@@ -88,10 +92,12 @@ class GraphicalModel:
 
     ``sizes`` are the attributes' numbers of levels; ``cliques`` the junction tree's maximal cliques
     (sorted tuples), ``edges`` its edges; ``potentials`` one array per clique (axes in the clique's
-    attribute order); ``total`` the public number of records every marginal sums to.
+    attribute order); ``total`` the public number of records every marginal sums to; ``offsets`` (flat,
+    in the cliques' layout, or None) the fixed log-potentials of structural zeros, added to ``potentials``
+    (a warm start carries the potentials alone).
     """
 
-    def __init__(self, sizes, cliques, edges, potentials, total: float):
+    def __init__(self, sizes, cliques, edges, potentials, total: float, offsets: np.ndarray | None = None):
         self.sizes = tuple(int(s) for s in sizes)
         self.cliques = [tuple(c) for c in cliques]
         self.edges = [tuple(e) for e in edges]
@@ -99,6 +105,9 @@ class GraphicalModel:
         self._tree = CliqueTree(self.sizes, self.cliques, self.edges)
         self.potentials = [np.asarray(t, dtype=np.float64).reshape(s) for t, s in zip(potentials, self._tree.shapes)]
         flat = np.concatenate([t.ravel() for t in self.potentials]) if self.potentials else np.zeros(0)
+        self.offsets = None if offsets is None else np.asarray(offsets, dtype=np.float64)
+        if self.offsets is not None:
+            flat = flat + self.offsets
         probabilities, self.log_partition = self._tree.calibrate(flat)
         self._marginals = self._tree.views(probabilities)
         self._conditionals: dict[int, tuple] = {}
@@ -242,7 +251,7 @@ def _draw_rows(table: np.ndarray, rows: np.ndarray, rng: np.random.Generator, st
 
 
 def fit_model(sizes, measurements, total, *, iters=ITERS, warm: GraphicalModel | None = None,
-              cliques_extra=(), momentum: bool = True) -> GraphicalModel:
+              cliques_extra=(), momentum: bool = True, zeros=()) -> GraphicalModel:
     """Mirror descent (private-pgm's estimation): the model is the exponential family
     log P(x) = sum_C theta_C(x_C) - log Z over the maximal cliques of junction_tree(sizes,
     [m.attrs for m in measurements] + cliques_extra); mu = its clique marginals times `total`
@@ -258,6 +267,12 @@ def fit_model(sizes, measurements, total, *, iters=ITERS, warm: GraphicalModel |
     the start is exactly the old model). `momentum` takes each step from Nesterov's extrapolated
     potentials with adaptive restarts; `momentum=False` is plain mirror descent. The derivation of
     the gradient and of the update is in the module's docstring.
+
+    `zeros`: structural zeros, ``(attrs, mask)`` pairs (``mask`` boolean over the cells of ``attrs``, in
+    their order, True where the cell is known to be empty): each attribute set is made part of a clique, and
+    that clique's cells inside a masked cell get the fixed log-potential ``ZERO_POTENTIAL`` on top of the free
+    potentials, so the model gives them no mass whatever the measurements say (private-pgm's structural zeros;
+    mirror descent over the other cells is unchanged: the family is the same, restricted to their support).
     """
     sizes = tuple(int(s) for s in sizes)
     total = float(total)
@@ -269,16 +284,32 @@ def fit_model(sizes, measurements, total, *, iters=ITERS, warm: GraphicalModel |
         if warm.sizes != sizes:
             raise ValueError(f"the warm start's attribute sizes {warm.sizes} differ from {sizes}")
         extra += warm.cliques
-    cliques, edges = junction_tree(sizes, [m.attrs for m in measurements] + extra)
+    zeros = [(_distinct(a, len(sizes)), np.asarray(z, dtype=bool)) for a, z in zeros]
+    cliques, edges = junction_tree(sizes, [m.attrs for m in measurements] + extra + [a for a, _ in zeros])
     tree = CliqueTree(sizes, cliques, edges)
+    offsets = _zero_offsets(tree, zeros) if any(z.any() for _, z in zeros) else None
     theta = np.zeros(tree.cells)
     if warm is not None:
         views = tree.views(theta)
         for clique, potential in zip(warm.cliques, warm.potentials):
             c = tree.containing(clique)
             views[c] += potential.reshape([sizes[a] if a in clique else 1 for a in tree.cliques[c]])
-    theta = _descend(tree, _Loss(tree, measurements, total), theta, int(iters), bool(momentum))
-    return GraphicalModel(sizes, cliques, edges, tree.views(theta), total)
+    theta = _descend(tree, _Loss(tree, measurements, total), theta, int(iters), bool(momentum), offsets)
+    return GraphicalModel(sizes, cliques, edges, tree.views(theta), total, offsets)
+
+
+def _zero_offsets(tree: CliqueTree, zeros) -> np.ndarray:
+    """The flat log-potentials of the structural zeros: ``ZERO_POTENTIAL`` on every cell of the clique holding
+    a zero set that lies inside one of its masked cells, 0 elsewhere."""
+    flat = np.zeros(tree.cells)
+    views = tree.views(flat)
+    for attrs, mask in zeros:
+        if mask.shape != tuple(tree.sizes[a] for a in attrs):
+            raise ValueError(f"the structural zeros over attributes {attrs} have shape {mask.shape}")
+        c = tree.containing(attrs)
+        m = np.transpose(mask, np.argsort(attrs)).reshape([tree.sizes[a] if a in attrs else 1 for a in tree.cliques[c]])
+        views[c][np.broadcast_to(m, tree.shapes[c])] = ZERO_POTENTIAL
+    return flat
 
 
 def _checked(m: MarginalMeasurement, sizes) -> MarginalMeasurement:
@@ -335,10 +366,13 @@ class _Loss:
         return 1.0 / (self.total * max(float(curvature.max(initial=0.0)), 1e-300))
 
 
-def _descend(tree: CliqueTree, loss: _Loss, theta: np.ndarray, iters: int, momentum: bool) -> np.ndarray:
+def _descend(tree: CliqueTree, loss: _Loss, theta: np.ndarray, iters: int, momentum: bool,
+             offsets: np.ndarray | None = None) -> np.ndarray:
     """Mirror descent with Armijo backtracking (module docstring), each step taken from the
-    extrapolated point when ``momentum``; returns the last potentials."""
-    p, _ = tree.calibrate(theta)
+    extrapolated point when ``momentum``; returns the last potentials (the fixed ``offsets`` of the
+    structural zeros added to every point calibrated, never moved)."""
+    calibrate = tree.calibrate if offsets is None else (lambda t: tree.calibrate(t + offsets))
+    p, _ = calibrate(theta)
     at = _Point(theta, p, *loss.value(p))
     step, previous, k = loss.first_step(), theta, 0
     for _ in range(iters):
@@ -348,9 +382,9 @@ def _descend(tree: CliqueTree, loss: _Loss, theta: np.ndarray, iters: int, momen
         start = at
         if beta > 0.0:
             y = at.theta + beta * (at.theta - previous)
-            p_y, _ = tree.calibrate(y)
+            p_y, _ = calibrate(y)
             start = _Point(y, p_y, *loss.value(p_y))
-        found = _armijo(tree, loss, start, step)
+        found = _armijo(calibrate, loss, start, step)
         if found is not None and found[0].value <= at.value:
             previous, at, step, k = at.theta, found[0], 2.0 * found[1], k + 1
         elif beta > 0.0:
@@ -368,13 +402,13 @@ class _Point:
     weighted_residual: np.ndarray
 
 
-def _armijo(tree: CliqueTree, loss: _Loss, start: _Point, step: float) -> tuple[_Point, float] | None:
+def _armijo(calibrate, loss: _Loss, start: _Point, step: float) -> tuple[_Point, float] | None:
     """The mirror step from ``start`` with the largest of ``step``, ``step / 2``, ... that lowers the
     loss by at least ``ARMIJO`` times its linear prediction, and that step (None if none does)."""
     grad = loss.gradient(start.weighted_residual)
     for _ in range(BACKTRACKS):
         theta = start.theta - step * grad
-        p, _ = tree.calibrate(theta)
+        p, _ = calibrate(theta)
         point = _Point(theta, p, *loss.value(p))
         if start.value - point.value >= ARMIJO * loss.total * float(np.multiply(grad, start.p - p).sum()):
             return point, step
