@@ -49,6 +49,13 @@ def test_eps_inf_modips_is_exact_class_gaussians():
     assert Xs.shape == (100, 6) and set(ys) <= {0, 1}
 
 
+def test_modips_samples_a_table_of_one_column():
+    """Its posterior draw of a 1 x 1 covariance comes back from scipy as a scalar (a one-column table crashed)."""
+    X, _ = _data(p=1)
+    Xs, ys = B.MODIPS(1.0, rng=0).fit(X).sample(50)
+    assert Xs.shape == (50, 1) and ys is None
+
+
 def test_blr_eps_inf_selects_best_and_sensitivity():
     X, y = _data(n=200)
     m = B.BLR(math.inf, n_candidates=20, candidate_size=50, n_queries=30, rng=0).fit(X, y)

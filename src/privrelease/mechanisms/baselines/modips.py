@@ -130,7 +130,8 @@ class MODIPS(SyntheticMechanism):
         for c, mc in enumerate(m):
             mu, S, nh = self.means_[c], self.covariances_[c], self.class_counts_[c]
             if self.posterior_draw_ and nh - 1 > S.shape[0] - 1:
-                S = psd_repair(invwishart(df=nh - 1, scale=nh * S).rvs(random_state=gen))
+                # one column: scipy returns the draw as a scalar, not a 1 x 1 matrix
+                S = psd_repair(np.atleast_2d(invwishart(df=nh - 1, scale=nh * S).rvs(random_state=gen)))
                 mu = gaussian_sample(gen, mu, S / nh, 1)[0]
             Xs.append(gaussian_sample(gen, mu, S, int(mc)) + CENTRE)
             ys.append(np.full(int(mc), c))
