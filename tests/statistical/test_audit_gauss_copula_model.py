@@ -168,7 +168,6 @@ class ModelCase:
         mp.setattr(D, "SELECT_FRACTION", self.select_fraction)
         mp.setattr(D, "MODEL_SHARE", 0.99)
         mp.setattr(D, "MODEL_ROUNDS_PER_ATTRIBUTE", self.rounds_per_attribute)
-        mp.setattr(D, "MIN_MODEL_ROUNDS", 1)
 
     def run(self, trials: int, seed: int, make_passes=in_memory):
         with pytest.MonkeyPatch.context() as mp:

@@ -39,19 +39,7 @@ def test_the_model_budget_spends_epsilon_and_states_every_share():
     assert b.rho_marginals + b.rho_pairs_measure + b.rho_pairs_select == pytest.approx(b.rho)
     assert b.rho_pairs_select == pytest.approx(plan.share * D.SELECT_FRACTION * b.rho)
     assert CP.accounting_epsilon(b, 0.0) == pytest.approx(1.0, rel=1e-3) and CP.accounting_epsilon(b, 0.0) <= 1.0
-    least = min(D.MIN_MODEL_ROUNDS, int(len(plan.pairs) * D.MIN_ROUNDS_CANDIDATE_SHARE))
-    assert plan.rounds == max(least, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * 4))
-
-
-def test_the_rounds_are_at_least_the_minimum_or_a_share_of_the_candidates(monkeypatch):
-    dom = EncodedDomain(p=12, numeric=(), blocks=tuple((2 * i, 2 * i + 2) for i in range(6)))
-    monkeypatch.setattr(D, "MIN_MODEL_ROUNDS", 10)
-    plan = P.plan_model(dom, (), 2)  # 7 attributes (6 columns and the label): 7 rounds, raised to 10
-    assert plan.rounds == 10 < len(plan.pairs) * D.MIN_ROUNDS_CANDIDATE_SHARE
-    monkeypatch.setattr(D, "MIN_MODEL_ROUNDS", 10_000)  # a third of the candidates
-    assert P.plan_model(dom, (), 2).rounds == int(len(plan.pairs) * D.MIN_ROUNDS_CANDIDATE_SHARE)
-    monkeypatch.setattr(D, "MIN_ROUNDS_CANDIDATE_SHARE", 2.0)  # never more than the candidates
-    assert P.plan_model(dom, (), 2).rounds == len(plan.pairs)
+    assert plan.rounds == round(D.MODEL_ROUNDS_PER_ATTRIBUTE * 4)
 
 
 def code_table(n=6000, seed=0):
@@ -123,8 +111,7 @@ def test_rounds_measure_distinct_candidates_and_never_one_the_size_bound_refuses
     chosen = M.model_rounds(m, exact, plan, 0.5, 0.5, lambda: [np.zeros_like(e) for e in exact],
                             lambda: np.ones(len(exact), dtype=bool), lambda r: r not in refused,
                             lambda r, meas: seen.append((r, meas)))
-    assert len(chosen) == len(set(chosen)) == min(plan.rounds, len(plan.pairs) - len(refused))
-    assert not refused & set(chosen)
+    assert len(chosen) == len(set(chosen)) == plan.rounds and not refused & set(chosen)
     assert [r for r, _ in seen] == chosen
     assert all(meas.query == ("marginal", plan.pairs[r]) and meas.noisy.size == exact[r].size for r, meas in seen)
     assert all(meas.noise_std == pytest.approx(m.noise_scales_["model_std"]) for _, meas in seen)

@@ -79,14 +79,6 @@ MODEL_NODE_CELLS = 16
 #: Rounds of the model's selection per attribute (the label one of them): each round measures one
 #: candidate marginal (a pair, or a pair with the label).
 MODEL_ROUNDS_PER_ATTRIBUTE = 1.0
-#: ... and at least MIN_MODEL_ROUNDS, or MIN_ROUNDS_CANDIDATE_SHARE of the candidates if fewer: a narrow table's
-#: few rounds measure too few of its pairs. The census cut (11 attributes, 100 candidates), 6 seeds: 11 rounds
-#: 2-way / 3-way TVD 0.0148 / 0.0208 (+- 0.0008), 24 0.0143, 30 0.0137 / 0.0193 (+- 0.0005), 36 0.0139, 42
-#: 0.0139, 72 0.0144; census_income_kdd (42 rounds) kept more rounds out (84: 0.0489 against 0.0486, 147 s of
-#: CPU). The share keeps a small table's rounds choosing: measuring all of its candidates filled the model
-#: to its size bound (the generated-tables property test took 4 times as long).
-MIN_MODEL_ROUNDS = 30
-MIN_ROUNDS_CANDIDATE_SHARE = 1 / 3
 #: The model's size bound: total cells of its junction tree's cliques, the cliques a refit carries included (a
 #: candidate that would pass it is not offered). Every refit and the final fit cost in proportion to it; with
 #: the model refitted after every round, census_income_kdd's seeds 0-2 at 2 ** 18 took 10-16 s of CPU.

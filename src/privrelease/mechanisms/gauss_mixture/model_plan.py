@@ -104,8 +104,7 @@ def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
     cands = model_candidates(sizes, attrs.label)
     if not cands:
         return None
-    least = min(D.MIN_MODEL_ROUNDS, int(len(cands) * D.MIN_ROUNDS_CANDIDATE_SHARE))
-    rounds = max(1, min(len(cands), max(least, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes)))))
+    rounds = max(1, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes)))
     return ModelPlan(attrs, cands, rounds, float(D.MODEL_SHARE if share is None else share))
 
 
