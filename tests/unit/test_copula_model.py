@@ -239,3 +239,17 @@ def test_the_fitted_model_stays_within_its_size_bound(monkeypatch):
         m = GaussCopula(8.0, 1e-6, domain=dom, n_classes=2, dependence="graphical", rng=seed).fit(X, y)
         sizes = m.model_.sizes
         assert sum(math.prod(sizes[a] for a in c) for c in m.model_.cliques) <= 1500
+
+
+def test_the_structural_zeros_are_the_empty_tails_of_each_group():
+    """A numeric node with no released count beyond a group's last node with one (or before its first) is a
+    structural zero of the model; an empty node between two with counts is not."""
+    from privrelease.estimation.graphical import MarginalMeasurement
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import empty_tails
+
+    counts = np.array([[5.0, 0.0], [0.0, 3.0], [2.0, 0.0], [0.0, 0.0]])  # (nodes, classes)
+    first = [MarginalMeasurement((0, 2), counts.ravel(), 1.0), MarginalMeasurement((1,), np.array([0.0, 4, 0]), 1.0)]
+    (a, zero), (b, single) = empty_tails(first, (4, 3, 2), 2)
+    assert a == (0, 2) and b == (1,)
+    np.testing.assert_array_equal(zero, [[False, True], [False, False], [False, True], [True, True]])
+    np.testing.assert_array_equal(single, [True, False, True])

@@ -85,12 +85,12 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink),
 #: again when the model's records became drawn stratified within each separator cell, when the model
 #: became refitted after every round (ModelFit.batch), when its size test began counting the carried cliques, and
-#: when a numeric node with no released mass became a structural zero of the model (copula_estimate.empty_nodes).
-PINS = {'labelled': {'memory': ('e69782264fd2234393bc64eed28ffeb48fa0e322c95df551cf35fa8000ea859d', '526ed562a903249f'),
+#: when a numeric column's empty tail nodes became structural zeros of the model (copula_estimate.empty_tails).
+PINS = {'labelled': {'memory': ('dafcbc1112f0bd0a96be481b2fb752668d425f51ad93002a180af250984f58ce', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('eea81800caa9f95bdab055420a808b5df3b09161b761906f454655501968cab1', '526ed562a903249f')},
+              'streamed': ('a12605607a5dab76201ed6452a967da113719eebfc93322c928827ea19c87d75', '526ed562a903249f')},
  'missing': {'memory': ('256579c63316c4e1ed44c1a410886e0da1cdb752a3f8f9dbc72b495f100ce10a', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',

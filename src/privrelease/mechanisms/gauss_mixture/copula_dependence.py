@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from ...errors import ParameterError
 from . import copula_defaults as D
-from .copula_estimate import ModelFit, empty_nodes, level_counts, one_way_measurements
+from .copula_estimate import ModelFit, empty_tails, level_counts, one_way_measurements
 from .copula_measure import CopulaTransform, count_pairs, model_rounds
 from .copula_plan import MEASURE_SENSITIVITY, SCORE_SENSITIVITY
 from .gauss_pca import GaussPCA
@@ -48,7 +48,7 @@ class GraphicalDependence:
         exact = count_pairs(passes, plan, self.n_)
         first = one_way_measurements(self, plan.attributes, self._first_std)
         fit = ModelFit(plan, first, self.n_, self.source_.generator,
-                       empty_nodes(first, plan.attributes.sizes, len(self.cells_)))
+                       empty_tails(first, plan.attributes.sizes, len(self.cells_)))
         chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],
                               fit.estimate, fit.open_, fit.fits, fit.record)
         self.model_ = fit.fit(D.FINAL_ITERS)
