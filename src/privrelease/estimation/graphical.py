@@ -293,7 +293,7 @@ def fit_model(sizes, measurements, total, *, iters=ITERS, warm: GraphicalModel |
         views = tree.views(theta)
         for clique, potential in zip(warm.cliques, warm.potentials):
             c = tree.containing(clique)
-            views[c] += potential.reshape([sizes[a] if a in clique else 1 for a in tree.cliques[c]])
+            views[c] += _onto_clique(tree, c, clique, potential)
     theta = _descend(tree, _Loss(tree, measurements, total), theta, int(iters), bool(momentum), offsets)
     return GraphicalModel(sizes, cliques, edges, tree.views(theta), total, offsets)
 
@@ -307,9 +307,15 @@ def _zero_offsets(tree: CliqueTree, zeros) -> np.ndarray:
         if mask.shape != tuple(tree.sizes[a] for a in attrs):
             raise ValueError(f"the structural zeros over attributes {attrs} have shape {mask.shape}")
         c = tree.containing(attrs)
-        m = np.transpose(mask, np.argsort(attrs)).reshape([tree.sizes[a] if a in attrs else 1 for a in tree.cliques[c]])
-        views[c][np.broadcast_to(m, tree.shapes[c])] = ZERO_POTENTIAL
+        views[c][_onto_clique(tree, c, attrs, mask)] = ZERO_POTENTIAL
     return flat
+
+
+def _onto_clique(tree: CliqueTree, c: int, attrs, table: np.ndarray) -> np.ndarray:
+    """``table`` (axes in the order of ``attrs``, a subset of clique ``c``) broadcast onto the clique's cells: its
+    axes put in the clique's (sorted) order, a length-1 axis for each other attribute of the clique."""
+    t = np.transpose(table, np.argsort(attrs)).reshape([tree.sizes[a] if a in attrs else 1 for a in tree.cliques[c]])
+    return np.broadcast_to(t, tree.shapes[c])
 
 
 def _checked(m: MarginalMeasurement, sizes) -> MarginalMeasurement:
@@ -336,9 +342,7 @@ class _Loss:
         for m in measurements:
             c = tree.containing(m.attrs)
             index = np.arange(m.values.size).reshape([tree.sizes[a] for a in m.attrs])
-            index = np.transpose(index, np.argsort(m.attrs))  # axes in the clique's (sorted) order
-            shape = [tree.sizes[a] if a in m.attrs else 1 for a in tree.cliques[c]]
-            rows.append(start + np.broadcast_to(index.reshape(shape), tree.shapes[c]).ravel())
+            rows.append(start + _onto_clique(tree, c, m.attrs, index).ravel())
             cols.append(np.arange(tree.offsets[c], tree.offsets[c + 1]))
             y.append(m.values)
             weight.append(np.full(m.values.size, 1.0 / m.std**2))
@@ -371,7 +375,8 @@ def _descend(tree: CliqueTree, loss: _Loss, theta: np.ndarray, iters: int, momen
     """Mirror descent with Armijo backtracking (module docstring), each step taken from the
     extrapolated point when ``momentum``; returns the last potentials (the fixed ``offsets`` of the
     structural zeros added to every point calibrated, never moved)."""
-    calibrate = tree.calibrate if offsets is None else (lambda t: tree.calibrate(t + offsets))
+    work = np.empty_like(theta) if offsets is not None else None  # calibrate reads its argument, keeps none of it
+    calibrate = tree.calibrate if offsets is None else (lambda t: tree.calibrate(np.add(t, offsets, out=work)))
     p, _ = calibrate(theta)
     at = _Point(theta, p, *loss.value(p))
     step, previous, k = loss.first_step(), theta, 0

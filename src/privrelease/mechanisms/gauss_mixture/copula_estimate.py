@@ -235,12 +235,11 @@ def empty_tails(first: list, sizes, numeric: int) -> list:
     listings held out of every choice, they cost 0.008 of 2-way TVD (``docs/benchmarks.md``)."""
     out = []
     for m in first[:numeric]:
-        zero = np.asarray(m.values).reshape(sizes[m.attrs[0]], -1) == 0  # (nodes, groups)
-        node = np.arange(zero.shape[0])[:, None]
-        filled = ~zero
-        last = np.max(np.where(filled, node, -1), axis=0)
-        first_ = np.min(np.where(filled, node, zero.shape[0]), axis=0)
-        tail = zero & ((node > last[None, :]) | (node < first_[None, :]))
+        filled = np.asarray(m.values).reshape(sizes[m.attrs[0]], -1) != 0  # (nodes, groups)
+        node = np.arange(filled.shape[0])[:, None]
+        last = np.where(filled, node, -1).max(axis=0)  # -1 (all empty): every node a tail
+        lowest = np.where(filled, node, filled.shape[0]).min(axis=0)
+        tail = (node > last) | (node < lowest)  # empty by construction
         out.append((m.attrs, tail.reshape([sizes[a] for a in m.attrs])))
     return out
 
