@@ -229,8 +229,11 @@ def versions() -> dict:
 
     v["privrelease"] = __version__
     try:
-        v["git_commit"] = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True,
-                                         text=True).stdout.strip()
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], check=False, cwd=HERE, capture_output=True,
+                              text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "src"], check=False, cwd=HERE,
+                               capture_output=True, text=True).stdout.strip()
+        v["git_commit"] = head + ("+dirty" if dirty else "")  # numbers from uncommitted code say so
     except OSError:
         pass
     return v

@@ -7,7 +7,7 @@ counts every candidate on the pass executor (one chunk, streamed chunks, or Dask
 ``test_audit_gauss_copula_model_dask``), and :func:`copula_measure.model_rounds` takes the noisy steps. The
 model's estimate of every candidate (post-processing of earlier outputs, fixed given them) is pinned by the
 test to a worst case; the size bound offers every candidate. The rounds are lowered to one
-(``MODEL_ROUNDS_PER_ATTRIBUTE``) and the model gets 0.99 of the budget.
+(``MODEL_ROUNDS_PER_ATTRIBUTE``, and ``ROUND_NOISE_TVD`` to 0 so that none are added) and the model gets 0.99 of the budget.
 
 Measurement witness (derivation: the Notes of :func:`copula_measure.model_rounds`): two binary columns
 (one candidate, 4 cells); the target record moves from (0, 0) to (1, 1), the others sit at (0, 1).
@@ -168,6 +168,7 @@ class ModelCase:
         mp.setattr(D, "SELECT_FRACTION", self.select_fraction)
         mp.setattr(D, "MODEL_SHARE", 0.99)
         mp.setattr(D, "MODEL_ROUNDS_PER_ATTRIBUTE", self.rounds_per_attribute)
+        mp.setattr(D, "ROUND_NOISE_TVD", 0.0)  # no rounds beyond those: one round
 
     def run(self, trials: int, seed: int, make_passes=in_memory):
         with pytest.MonkeyPatch.context() as mp:

@@ -33,13 +33,24 @@ def test_triples_are_left_out_largest_first_beyond_the_total(monkeypatch):
 
 def test_the_model_budget_spends_epsilon_and_states_every_share():
     dom = EncodedDomain(p=6, numeric=(), blocks=((0, 2), (2, 4), (4, 6)))
-    plan = P.plan_model(dom, (), 2)
+    plan = P.plan_model(dom, (), 2, 1000, 1.0, 1e-6)
     b = P.model_budget(1.0, 1e-6, "zcdp", plan)
     assert set(b.rho_split()) == {"marginals", "model_measure", "model_select"}
     assert b.rho_marginals + b.rho_pairs_measure + b.rho_pairs_select == pytest.approx(b.rho)
     assert b.rho_pairs_select == pytest.approx(plan.share * D.SELECT_FRACTION * b.rho)
     assert CP.accounting_epsilon(b, 0.0) == pytest.approx(1.0, rel=1e-3) and CP.accounting_epsilon(b, 0.0) <= 1.0
-    assert plan.rounds == round(D.MODEL_ROUNDS_PER_ATTRIBUTE * 4)
+    assert plan.rounds == P.plan_rounds(plan.attributes.sizes, plan.pairs, 1000, 1.0, 1e-6, plan.share)
+
+
+def test_the_rounds_are_one_to_two_per_attribute_as_the_median_candidates_noise_allows():
+    sizes, cands = (3, 4, 5, 2), ((0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3))  # cells 12 15 20 6 8 10: median 11
+    rho = D.MODEL_SHARE * (1 - D.SELECT_FRACTION) * P.calibrate_rho(1.0, 1e-6, "zcdp", D.MODEL_SHARE * D.SELECT_FRACTION, 4)
+    for n in (100, 1000, 1500, 2000, 10 ** 6):
+        # public facts only: T rounds' noise, sqrt(T / rho_measure), on the median candidate, within ROUND_NOISE_TVD
+        most = rho * (D.ROUND_NOISE_TVD * 2 * n / (math.sqrt(2 / math.pi) * 11)) ** 2
+        assert P.plan_rounds(sizes, cands, n, 1.0, 1e-6, D.MODEL_SHARE) == max(4, min(math.floor(most), 8, 6))
+    assert [P.plan_rounds(sizes, cands, n, 1.0, 1e-6, D.MODEL_SHARE) for n in (100, 1500, 10 ** 6)] == [4, 5, 6]
+    assert P.plan_rounds(sizes, cands, 10 ** 6, math.inf, 1e-6, D.MODEL_SHARE) == 4
 
 
 def code_table(n=6000, seed=0):
@@ -150,7 +161,7 @@ def test_a_refusal_lasts_one_round_so_no_later_round_depends_on_a_draw_not_relea
 
 def test_compression_merges_two_or_more_rare_levels_into_one_cell_and_recounts_the_candidates():
     dom = EncodedDomain(p=9, numeric=(), blocks=((0, 5), (5, 7), (7, 9)))
-    plan = P.plan_model(dom, (), 2)
+    plan = P.plan_model(dom, (), 2, 1000, 1.0, 1e-6)
     assert plan.attributes.sizes == (5, 2, 2, 2)
     out = P.compress_plan(plan, [np.array([900.0, 3.0, 500.0, 0.0, 8.0]), np.array([1.0, 900.0]),
                                  np.array([700.0, 300.0])], floor=10.0)

@@ -369,7 +369,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         classes = C if labelled else 0
         self.groups_ = C if (labelled and (C or 0) > 1) else 1  # counted per class; grouped after the pass
         share = None if self.marginal_share == "auto" else 1.0 - float(self.marginal_share)
-        self.model_plan_ = plan_model(self.domain_, self.cells_, classes, share) if self.dependence_ == "graphical" \
+        self.model_plan_ = plan_model(self.domain_, self.cells_, classes, n, eps, delta, share) if self.dependence_ == "graphical" \
             else None
         if self.model_plan_ is not None:
             budget = model_budget(eps, delta, mode, self.model_plan_)

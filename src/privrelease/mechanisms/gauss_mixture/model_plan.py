@@ -90,7 +90,24 @@ def model_grid(tree) -> None:
     tree.set_grid_parts(best)
 
 
-def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
+def plan_rounds(sizes, candidates, n: int, epsilon: float, delta: float, share: float) -> int:
+    """The number of the model's rounds, from public facts (the schema's sizes, n, epsilon, delta): as many as
+    keep the median candidate's expected L1 noise, as a share of the table (``sqrt(2 / pi) sigma_T cells / 2n``,
+    ``sigma_T = sqrt(T / rho_measure)`` at ``T`` equal rounds), at most ``ROUND_NOISE_TVD``; at least
+    ``MODEL_ROUNDS_PER_ATTRIBUTE`` and at most ``MAX_ROUNDS_PER_ATTRIBUTE`` per attribute, and no more than
+    the candidates. ``rho_measure`` is the zCDP calibration's (the same in either accounting up to the
+    selections' composition: only the count depends on it)."""
+    d = len(sizes)
+    low = max(1, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * d))
+    if not math.isfinite(epsilon) or D.ROUND_NOISE_TVD <= 0:
+        return low
+    rho_measure = share * (1.0 - D.SELECT_FRACTION) * calibrate_rho(epsilon, delta, "zcdp", share * D.SELECT_FRACTION, d)
+    cells = float(np.median([cells_of(sizes, c) for c in candidates]))
+    most = rho_measure * (D.ROUND_NOISE_TVD * 2.0 * n / (math.sqrt(2.0 / math.pi) * cells)) ** 2
+    return int(max(low, min(math.floor(most), round(D.MAX_ROUNDS_PER_ATTRIBUTE * d), len(candidates))))
+
+
+def plan_model(domain, trees, n_classes: int, n: int, epsilon: float, delta: float, share=None) -> ModelPlan | None:
     """The graphical model's public plan, or None when the table keeps the mixture (fewer than two
     attributes, or no candidate)."""
     k = len(trees)
@@ -104,8 +121,8 @@ def plan_model(domain, trees, n_classes: int, share=None) -> ModelPlan | None:
     cands = model_candidates(sizes, attrs.label)
     if not cands:
         return None
-    rounds = max(1, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * len(sizes)))
-    return ModelPlan(attrs, cands, rounds, float(D.MODEL_SHARE if share is None else share))
+    share = float(D.MODEL_SHARE if share is None else share)
+    return ModelPlan(attrs, cands, plan_rounds(sizes, cands, n, epsilon, delta, share), share)
 
 
 def compress_plan(plan: ModelPlan, totals: list, floor: float) -> ModelPlan:
