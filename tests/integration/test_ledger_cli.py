@@ -147,6 +147,17 @@ def test_cli_release_refusal_and_show(tmp_path, adult_slice, capsys):
     assert code == 2 and "no budget" in err
 
 
+def test_a_first_release_without_a_budget_refuses_and_makes_no_ledger(tmp_path, adult_slice, capsys):
+    data, schema = adult_slice
+    led = tmp_path / "budget.sqlite"
+    code, _, err = _cli(capsys, "release", data, "--schema", schema, "-m", "laplace", "-e", 0.5, "--seed", 3,
+                        "--ledger", led, "--dataset-id", "adult", "--out", tmp_path / "a.csv")
+    assert code == 2 and err.strip().splitlines()[-1] == (
+        f"error: dataset 'adult' has no budget in the ledger {led.name}: declare its total epsilon at its first "
+        "release (--budget, or `privrelease ledger declare`)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_cli_declare_delta_budget(tmp_path, capsys):
     led = tmp_path / "budget.sqlite"
     code, out, _ = _cli(capsys, "ledger", "declare", led, "--dataset-id", "census", "--epsilon", 2, "--delta", 1e-5)

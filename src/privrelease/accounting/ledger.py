@@ -187,14 +187,16 @@ class Ledger:
                           (dataset_id,)).fetchone()
         return None if row is None else PrivacyCost(row[0], row[1])
 
+    def _no_budget(self, dataset_id) -> str:
+        return (f"dataset '{dataset_id}' has no budget in the ledger {self.path.name}: declare its total "
+                f"epsilon at its first release (--budget, or `privrelease ledger declare`)")
+
     def _resolve_budget(self, con, dataset_id, budget) -> PrivacyCost:
         """Inside a write transaction: the stored budget, declaring it at the first use."""
         stored = self._stored_budget(con, dataset_id)
         if budget is None:
             if stored is None:
-                raise ParameterError(
-                    f"dataset '{dataset_id}' has no budget in the ledger {self.path.name}: declare its total "
-                    f"epsilon at its first release (--budget, or `privrelease ledger declare`)")
+                raise ParameterError(self._no_budget(dataset_id))
             return stored
         want, has_delta = _as_budget(budget)
         if stored is None:
@@ -247,6 +249,8 @@ class Ledger:
             details_json = json.dumps(details if details is not None else {}, sort_keys=True, default=str)
         except (TypeError, ValueError) as exc:
             raise ParameterError(f"ledger details must be JSON-serialisable: {exc}") from None
+        if budget is None and not self.path.exists():  # refused before the file is made: a refusal leaves nothing
+            raise ParameterError(self._no_budget(dataset_id))
         with self._connect(write=True) as con, immediate(con):
             total = self._resolve_budget(con, dataset_id, budget)
             used = self._costs(con, dataset_id, (COMMITTED, PENDING))
