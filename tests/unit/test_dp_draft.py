@@ -49,9 +49,29 @@ def test_partition_selection_keeps_frequent_levels_only():
 
 def test_approx_range_finds_the_magnitude_of_the_values():
     x = np.random.default_rng(0).integers(17, 91, 30_000)
-    lo, hi, ok, missing, b = approx_range(x, 0.05, make_source(0))
+    lo, hi, ok, missing, b = approx_range(x, 0.05, make_source(0))[:5]
     assert abs(missing) < 10 * b  # the missing bin: none missing, give or take the noise
     assert ok and lo == 4.0 and hi == 512.0  # the octaves [16, 128) and two more at each end
+
+
+def test_quantile_bounds_only_where_their_choice_is_reliable_else_magnitudes_named_in_one_warning():
+    """45,000 values in 43-79 (a diamond's depth): at 0.05 a column the quantiles' signal (3.4) is below
+    ln(K / 0.1) for the K readable candidates of [8, 512], so the bounds are the range's magnitudes (a choice
+    among K candidates would land beyond the data about as often as not) and the draft says so; at 2 a column
+    the quantiles run and the bounds lie near the data."""
+    from privrelease.dp.quantiles import dp_scaled_bounds
+
+    x = np.random.default_rng(0).normal(61.7, 1.4, 45_000).clip(43, 79)
+    weak = dp_scaled_bounds(x, 0.05, make_source(0), n=45_000)
+    assert not weak.quantiles and (weak.lo, weak.hi) == (8.0, 512.0)
+    strong = dp_scaled_bounds(x, 2.0, make_source(0), n=45_000)
+    assert strong.quantiles and 50 <= strong.lo <= 59 and 64 <= strong.hi <= 75
+    df = pd.DataFrame({"depth": x, "table": x - 4})
+    d = dp_draft(df, 0.1, rng=0, facts=StatedFacts.of(None, numeric=("depth", "table")))
+    (line,) = [w for w in d.warnings if "powers of two" in w]
+    assert line.endswith("['depth', 'table']") and "\n" not in line
+    assert not [w for w in dp_draft(df, 20.0, rng=0, facts=StatedFacts.of(None, numeric=("depth", "table"))).warnings
+                if "powers of two" in w]
 
 
 def test_approx_range_says_when_a_thin_tail_is_left_out():

@@ -197,14 +197,13 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
             f"{len(unreadable) + k} columns (n = {len(df):,}) the budget cannot tell their kind; state their kind "
             f"(--numeric, --integer, --categorical, --datetime), draft fewer columns (--columns), or more "
             f"epsilon: {shorten_list(unreadable, 12)}")
-    for plan in plans:  # in the table's order: the noise is drawn column by column
-        if plan.stated == "unreadable":
-            continue
+    for plan in (p for p in plans if p.stated != "unreadable"):  # in the table's order: noise column by column
         spec = _draft_column(df[plan.name], plan, ctx)
         if spec is not None:
             columns[plan.name] = spec
     if not columns:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
+    _say_magnitudes(ctx)
     schema = {"na_values": [t for t in NA_TOKENS if t], "provenance": _provenance(eps, total_delta, ctx, plans),
               "columns": columns}
     return Draft(schema, PrivacyCost(eps, total_delta), ctx.warnings)
@@ -220,6 +219,7 @@ class _Context:
     source: object
     facts: StatedFacts
     warnings: list
+    magnitudes: list = field(default_factory=list)  # columns whose drafted bounds are magnitudes, not quantiles
 
 
 def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
@@ -307,6 +307,8 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
                 spec["upper"] = iso_day(math.floor(lo) + 1)
         else:
             lo, hi = scale.lo, scale.hi
+            if not scale.quantiles:
+                ctx.magnitudes.append(name)
             if kind == "integer":
                 lo, hi = float(math.floor(lo)), float(math.ceil(hi))
                 hi = hi if hi > lo else lo + 1.0
@@ -347,6 +349,17 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
     if levels:
         _say_other_share(name, other, sel, ctx)
     return spec
+
+
+def _say_magnitudes(ctx: _Context) -> None:
+    """One warning naming the columns whose drafted bounds are magnitudes (:func:`dp_scaled_bounds` skipped
+    their quantiles), with the fix."""
+    if ctx.magnitudes:
+        ctx.warnings.append(
+            f"{len(ctx.magnitudes)} column(s) got bounds at powers of two around their values, not their "
+            f"{ctx.quantiles[0]:g} and {ctx.quantiles[1]:g} quantiles: at epsilon {ctx.eps_c:.3g} a column "
+            f"(n = {ctx.n:,}) the quantiles would be mostly noise; state public bounds (--range, or in the schema) "
+            f"or draft with more epsilon: {shorten_list(ctx.magnitudes, 12)}")
 
 
 def _say_other_share(name: str, other: str, sel, ctx: _Context) -> None:

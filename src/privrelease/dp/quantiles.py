@@ -134,6 +134,7 @@ SCALE_STEP_RATE = 0.05  # the chance that a run grows from its end into a given 
 SCALE_HELD_SHARE = 0.9  # a range holding less of the (noisy) values is not supported: no bound
 SCALE_MARGIN = (2, 2)  # octaves added to the range towards 0 and away from 0 (tails too thin for their bins)
 MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
+QUANTILE_MISS_RATE = 0.1  # the quantile step runs where its choice lands beyond the data at most this often
 
 
 def magnitude_edges() -> np.ndarray:
@@ -246,6 +247,7 @@ class Scale(NamedTuple):
     supported: bool
     missing: float
     b: float
+    quantiles: bool = False  # the bounds are DP quantiles (else the range's magnitudes)
 
 
 def approx_range(values, epsilon: float, source, n: float | None = None, margin=SCALE_MARGIN) -> Scale:
@@ -295,7 +297,8 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     When the quantiles cannot tell candidates apart (``epsilon_q min(q, 1 - q) n / 2`` below
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
     nearly as likely as the quantile), the range's edges are the bounds and the scale gets all
-    of epsilon. Returns the :class:`Scale` of :func:`approx_range` with the bounds as ``lo`` and ``hi``.
+    of epsilon; when that signal is below ``ln(K / QUANTILE_MISS_RATE)`` for the ``K`` candidates of the
+    range found, the range's edges are the bounds too (the quantiles' share unspent). Returns the :class:`Scale` of :func:`approx_range` with the bounds as ``lo`` and ``hi``.
     """
     n = len(values) if n is None else int(n)
     eps_q = (1.0 - scale_share) * epsilon / 2
@@ -309,6 +312,11 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)
     a, b = scale.lo, scale.hi
     grid = np.union1d((candidates or readable_grid)(a, b), np.r_[outer_edges(a, b), 0.0])
+    if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < math.log(grid.size / QUANTILE_MISS_RATE):
+        # each of the grid's candidates beyond the data is exp(-signal) as likely as the quantile: with this
+        # many of them the choice would often land beyond the data, past the range's own edges (the
+        # quantiles' share is left unspent; the grid is public given the range)
+        return scale
     x = np.asarray(values, dtype=np.float64)
     lo, hi = dp_bounds(x[~np.isnan(x)], (1.0 - scale_share) * epsilon, grid, source, quantiles)
-    return scale._replace(lo=lo, hi=hi)
+    return scale._replace(lo=lo, hi=hi, quantiles=True)
