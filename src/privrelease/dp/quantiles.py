@@ -298,11 +298,12 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
     nearly as likely as the quantile), the range's edges are the bounds and the scale gets all
     of epsilon; when that signal is below ``ln(K / QUANTILE_MISS_RATE)`` for the ``K`` candidates of the
-    range found, the range's edges are the bounds too (the quantiles' share unspent). Returns the :class:`Scale` of :func:`approx_range` with the bounds as ``lo`` and ``hi``.
+    range found, the range's edges are the bounds too (the quantiles' share unspent). Returns the
+    :class:`Scale` of :func:`approx_range` with the bounds as ``lo`` and ``hi``.
     """
     n = len(values) if n is None else int(n)
-    eps_q = (1.0 - scale_share) * epsilon / 2
-    if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < MIN_QUANTILE_SIGNAL:
+    signal = (1.0 - scale_share) * epsilon / 2 * min(quantiles[0], 1.0 - quantiles[1]) * n / 2  # eps_q min(q) n / 2
+    if signal < MIN_QUANTILE_SIGNAL:
         return approx_range(values, epsilon, source, n, margin)
     scale = approx_range(values, scale_share * epsilon, source, n, margin)
     if not scale.supported:  # no bound: the quantiles' share is left unspent
@@ -312,7 +313,7 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)
     a, b = scale.lo, scale.hi
     grid = np.union1d((candidates or readable_grid)(a, b), np.r_[outer_edges(a, b), 0.0])
-    if eps_q * min(quantiles[0], 1.0 - quantiles[1]) * n / 2 < math.log(grid.size / QUANTILE_MISS_RATE):
+    if signal < math.log(grid.size / QUANTILE_MISS_RATE):
         # each of the grid's candidates beyond the data is exp(-signal) as likely as the quantile: with this
         # many of them the choice would often land beyond the data, past the range's own edges (the
         # quantiles' share is left unspent; the grid is public given the range)

@@ -29,12 +29,18 @@ def model_budget(epsilon: float, delta: float, mode: str, plan) -> CopulaBudget:
     if math.isinf(epsilon):
         return CopulaBudget(rho=math.inf, rho_marginals=math.inf, rho_pairs_measure=math.inf,
                             rho_pairs_select=math.inf, **common)
-    sel = plan.share * D.SELECT_FRACTION
-    rho = calibrate_rho(epsilon, delta, mode, sel, plan.rounds)
-    rho_select, rho_measure = sel * rho, plan.share * (1.0 - D.SELECT_FRACTION) * rho
+    rho, rho_select, rho_measure = _model_rho(epsilon, delta, mode, plan.share, plan.rounds)
     return CopulaBudget(rho=rho, rho_marginals=rho - rho_select - rho_measure, rho_pairs_measure=rho_measure,
                         rho_pairs_select=rho_select, **common)
 
+
+
+def _model_rho(epsilon: float, delta: float, mode: str, share: float, rounds: int) -> tuple[float, float, float]:
+    """``(rho, rho_select, rho_measure)``: the total calibrated for ``rounds`` selections, and the rounds'
+    ``share`` of it split between the selections (``SELECT_FRACTION``) and the measurements."""
+    sel = share * D.SELECT_FRACTION
+    rho = calibrate_rho(epsilon, delta, mode, sel, rounds)
+    return rho, sel * rho, share * (1.0 - D.SELECT_FRACTION) * rho
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,7 @@ def plan_rounds(sizes, candidates, n: int, epsilon: float, delta: float, share: 
     low = max(1, round(D.MODEL_ROUNDS_PER_ATTRIBUTE * d))
     if not math.isfinite(epsilon) or D.ROUND_NOISE_TVD <= 0:
         return low
-    rho_measure = share * (1.0 - D.SELECT_FRACTION) * calibrate_rho(epsilon, delta, "zcdp", share * D.SELECT_FRACTION, d)
+    rho_measure = _model_rho(epsilon, delta, "zcdp", share, d)[2]
     cells = float(np.median([cells_of(sizes, c) for c in candidates]))
     most = rho_measure * (D.ROUND_NOISE_TVD * 2.0 * n / (math.sqrt(2.0 / math.pi) * cells)) ** 2
     return int(max(low, min(math.floor(most), round(D.MAX_ROUNDS_PER_ATTRIBUTE * d), len(candidates))))
