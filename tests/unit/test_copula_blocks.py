@@ -67,7 +67,7 @@ def test_values_stay_inside_their_node_and_follow_the_scores():
     g = np.random.default_rng(0)
     node = g.integers(0, tree.levels[level].size - 1, 500)
     z = g.standard_normal(500)
-    x = rank_match_within(z, node, tree, level, F, masses, g)
+    x = rank_match_within(z, node, tree, tree.grids[level], F, masses, g)
     assert np.array_equal(tree.coarse_index(x, level), node)
     for v in np.unique(node):  # within a node, a higher score never gets a lower value
         sel = node == v

@@ -264,3 +264,82 @@ def test_the_structural_zeros_are_the_empty_tails_of_each_group():
     assert a == (0, 2) and b == (1,)
     np.testing.assert_array_equal(zero, [[False, True], [False, False], [False, True], [True, True]])
     np.testing.assert_array_equal(single, [True, False, True])
+
+
+# ---- a numeric column's cells cut from its released masses ----------------------------------------------
+class _Leaves:
+    """A tree's public geometry as mass_cuts reads it: leaves of equal width, the missing leaf first."""
+
+    def __init__(self, values: int, missing: bool = False):
+        self.missing, self.n_cells = missing, values + int(missing)
+        self.weights = np.r_[[0.0] * int(missing), np.ones(values)]
+
+
+def _runs(starts, mass):
+    starts = np.asarray(starts)
+    return np.add.reduceat(np.asarray(mass, dtype=float), starts[:-1])
+
+
+def test_mass_cuts_give_an_atom_a_cell_and_share_the_rest_between_mass_and_width(monkeypatch):
+    monkeypatch.setattr(D, "CUT_WIDTH_WEIGHT", 0.5)
+    mass = np.zeros(100)
+    mass[0], mass[1:20] = 5000.0, 100.0  # an atom, a dense run, an empty stretch
+    cut = P.mass_cuts(_Leaves(100), mass, 8)
+    assert cut[0] == 0 and cut[1] == 1 and cut[-1] == 100 and len(cut) - 1 <= 8  # the atom alone
+    dense = sum(1 for a in cut[1:-1] if a < 20)
+    assert dense >= 4  # most cells where the records are ...
+    assert cut[-2] >= 20  # ... and the empty stretch still a cell of its own (its zeros are structural)
+    monkeypatch.setattr(D, "CUT_WIDTH_WEIGHT", 0.0)
+    assert P.mass_cuts(_Leaves(100), mass, 8)[-2] < 20  # by mass alone the stretch joins the last run
+
+
+def test_mass_cuts_keep_the_missing_leaf_alone_and_only_use_allowed_edges():
+    mass = np.r_[300.0, np.full(64, 10.0)]
+    cut = P.mass_cuts(_Leaves(64, missing=True), mass, 4, allowed=np.arange(1, 66, 16))
+    assert cut == (0, 1, 17, 33, 49, 65)
+    assert _runs(cut, mass).tolist() == [300.0, 160.0, 160.0, 160.0, 160.0]
+    assert P.mass_cuts(_Leaves(8), np.zeros(8), 4) is None
+
+
+def test_measured_edges_are_the_coarsest_level_the_grid_and_every_measured_node():
+    from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
+
+    t = NumericTree(0.0, 4095.0, 1.0, False, 16, 2 ** 12)  # 4096 leaves: levels of 16, 256 and 4096 nodes (256, 16 and 1 leaves)
+    nodes = np.array([[0, 0, 3], [1, 0, 5], [0, 1, 3]])  # column 0's node 3 of level 1 (twice), column 1's node 5
+    edges = P.measured_edges(t, 0, 0, [(1, nodes)])
+    assert set(edges) == set(t.levels[0]) | {3 * 16, 4 * 16}  # node 3 of level 1: leaves 48 to 63
+
+
+def test_the_models_numeric_cells_follow_the_released_mass_and_the_sampler_stays_inside_them():
+    """A column whose records fill a fifth of its public range: the grid's equal-width nodes put them in three
+    cells, the cut from released masses in most of them; codes and sampled values agree on the cells."""
+    from privrelease.mechanisms.gauss_mixture.copula_sample import rank_match_within
+    from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
+
+    t = NumericTree(0.0, 1000.0, 1.0, False, D.DEFAULT_BRANCHING, 2 ** 12, D.TOP_NODES)
+    P.model_grid(t)
+    attrs = CP.Attributes(1, (0,), (t,), (), 0, D.MODEL_NODE_CELLS)
+    g = np.random.default_rng(0)
+    x = np.clip(g.normal(450, 40, 20000), 0, 1000).round() / 1000.0
+    leaves = np.bincount(t.index(x), minlength=t.n_cells).astype(float)
+    plan = P.ModelPlan(attrs, (), 1, 0.5)
+    assert t.levels[1][1] - t.levels[1][0] == 16  # level 1: nodes of 16 leaves; its nodes around 450 measured
+    measured = [(1, np.array([[0, 0, i] for i in range(20, 36)]))]
+    cut = P.compress_plan(plan, [], 1.0, [leaves], measured).attributes
+    assert cut.sizes == attrs.sizes
+    held = lambda a: (np.bincount(a.codes(x[:, None], None)[:, 0], minlength=a.sizes[0]) > 200).sum()
+    assert held(attrs) <= 4 and held(cut) >= 8
+    node = cut.codes(x[:, None], None)[:, 0]
+    F = np.r_[0.0, np.cumsum(leaves / leaves.sum())]
+    v = rank_match_within(g.random(x.size), node, t, cut.starts(0), F, leaves / leaves.sum(), g)
+    assert (cut.codes(v[:, None], None)[:, 0] == node).all()
+
+
+def test_the_models_threshold_zeroes_a_numeric_histograms_tails_not_a_thin_run_between_counts():
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import denoise
+
+    noisy = np.array([3.0, -2.0, 50.0, 4.0, -1.0, 60.0, 2.0, 5.0])
+    out = denoise(noisy, 120.0, 10.0, tails=True)
+    assert out[[0, 1, 6, 7]].tolist() == [0, 0, 0, 0] and out[3] > 0 and out[4] == 0
+    assert out.sum() == pytest.approx(120.0)
+    assert denoise(noisy, 120.0, 10.0)[3] == 0  # categorical levels: every cell below the floor

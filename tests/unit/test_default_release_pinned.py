@@ -85,22 +85,24 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: split tree node's noisy children became shrunk toward its spread mass (copula_estimate.shrink),
 #: again when the model's records became drawn stratified within each separator cell, when the model
 #: became refitted after every round (ModelFit.batch), when its size test began counting the carried cliques, and
-#: when a numeric column's empty tail nodes became structural zeros of the model (copula_estimate.empty_tails).
-PINS = {'labelled': {'memory': ('dafcbc1112f0bd0a96be481b2fb752668d425f51ad93002a180af250984f58ce', '526ed562a903249f'),
+#: when a numeric column's empty tail nodes became structural zeros of the model (copula_estimate.empty_tails), and
+#: when a numeric column's cells in the model became cut from its released masses (model_plan.mass_cuts) with the
+#: model's threshold on a numeric histogram's tails only (copula_estimate.denoise).
+PINS = {'labelled': {'memory': ('7518e9a1226c3c7862ecc46bbe73e69a5bd34787def247c71134eb4c6c236811', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('a12605607a5dab76201ed6452a967da113719eebfc93322c928827ea19c87d75', '526ed562a903249f')},
- 'missing': {'memory': ('256579c63316c4e1ed44c1a410886e0da1cdb752a3f8f9dbc72b495f100ce10a', '15f8a84e37793ccf'),
+              'streamed': ('488a0f38e521dee4ef2d28430233f4c6bdc3e23f9dfef4f6f21c7948c0cb8439', '526ed562a903249f')},
+ 'missing': {'memory': ('ed74f4302ad26089ed74ef8741a8a002909a78a8a3891f678e8f6c2ef631c5e2', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('52b4d74a1aa4175af982be45f230fe4cf052a289b0f0031c94c835c16ce914da', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('5cbabfcf60f30e568f7ceec4a3657583da84d2a022faad56eb5de18aa03c0f43', '0145e8da5697488a'),
+             'streamed': ('df2a8cbd2bbb7380b9b55cfe5a70fb23be9f4acb4e5d5ab0984c5a79dd047c6d', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('62495cb67485db18ebc065b25948e5e9043bfb2e0ca28b189547b445b8bb1fe5', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('87a57e051842e5e330b2017b6c76e11f067fb6e94c863f7c13f76794cc66ea70', '0145e8da5697488a')}}
+                'streamed': ('870e3f115b7022d8161c1bbd4d8747a8074316977e281d1de876451ad65134bc', '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):

@@ -42,9 +42,11 @@ class GraphicalDependence:
         """The graphical model: one pass counts every candidate (:func:`~.copula_measure.count_pairs`), the
         rounds choose and measure (:func:`~.copula_measure.model_rounds`), and :class:`~.copula_estimate.ModelFit`
         fits one model to the one-way histograms and every measured marginal."""
-        totals = [level_counts(self, a) for a in range(len(self.cells_), len(self.marginals_))]
-        plan = self.model_plan_ = compress_plan(self.model_plan_, totals,
-                                                D.MERGE_STDS * self._first_std * math.sqrt(self.groups_))
+        k = len(self.cells_)
+        totals = [level_counts(self, a) for a in range(len(self.marginals_))]
+        plan = self.model_plan_ = compress_plan(self.model_plan_, totals[k:],
+                                                D.MERGE_STDS * self._first_std * math.sqrt(self.groups_), totals[:k],
+                                                list(zip(self.measured_levels_, self.measured_nodes_)))
         exact = count_pairs(passes, plan, self.n_)
         first = one_way_measurements(self, plan.attributes, self._first_std)
         fit = ModelFit(plan, first, self.n_, self.source_.generator,

@@ -25,14 +25,22 @@ from .copula_tree import NumericTree
 
 
 # ---- one-way histograms -------------------------------------------------------------------------------
-def denoise(noisy: np.ndarray, total: float, floor: float) -> np.ndarray:
+def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False) -> np.ndarray:
     """Counts summing to ``total`` from a noisy histogram (post-processing).
 
-    Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled
-    to the total; when no cell passes, the Euclidean projection onto the simplex is used.
+    Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled to the total; with
+    ``tails`` (an ordered histogram: a numeric tree's level) only those before the first cell at or above the
+    floor and after the last, the cells between kept at their noisy counts (negative ones at 0). When no cell
+    passes, the Euclidean projection onto the simplex is used.
     """
     if floor > 0:
-        v = np.where(noisy >= floor, noisy, 0.0)
+        if tails:
+            keep = np.flatnonzero(noisy >= floor)
+            v = np.zeros_like(noisy, dtype=np.float64)
+            if keep.size:
+                v[keep[0]:keep[-1] + 1] = np.maximum(noisy[keep[0]:keep[-1] + 1], 0.0)
+        else:
+            v = np.where(noisy >= floor, noisy, 0.0)
         if v.sum() > 0:
             return v * (total / v.sum())
     return project_to_simplex(noisy, total)
@@ -51,7 +59,7 @@ def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
     return np.maximum(v - theta, 0.0)
 
 
-def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor):
+def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor, tails: int = 0):
     """Post-processing of the noisy histograms: ``(marginals, label weights, group sizes)``.
 
     ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
@@ -59,7 +67,7 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
     inverse-variance average of every feature histogram's row sums (noise variance ``K_j std^2``)
     projected onto the counts summing to the public n; each class row is then made a distribution
     summing to its class size (:func:`denoise` with ``floor``: one for all histograms, or one per feature
-    histogram) and divided by it.
+    histogram; on the tails only of the first ``tails`` histograms) and divided by it.
     """
     floors = list(floor) if np.ndim(floor) else [float(floor)] * n_feat
     G = parts[0].shape[0] if parts else 1
@@ -73,7 +81,8 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
         if labelled:
             label = denoise(parts[n_feat].ravel(), float(n), 0.0 if np.ndim(floor) else float(floor))
     safe = np.maximum(sizes, 1e-12)
-    marginals = [np.stack([denoise(h[c], sizes[c], f) / safe[c] for c in range(G)]) for h, f in zip(parts[:n_feat], floors)]
+    marginals = [np.stack([denoise(h[c], sizes[c], f, j < tails) / safe[c] for c in range(G)])
+                 for j, (h, f) in enumerate(zip(parts[:n_feat], floors))]
     weights = (sizes / n if G > 1 else label / n) if labelled else None
     return marginals, weights, sizes
 
@@ -199,7 +208,7 @@ def level_counts(mech, a: int) -> np.ndarray:
 
 def one_way_measurements(mech, attrs, std: float) -> list:
     """The released one-way histograms as the model's first measurements: each feature's counts per group
-    on its attribute cells (a numeric column's tree masses summed onto its coarse nodes), joint with the label
+    on its attribute cells (a numeric column's tree masses summed onto its cells), joint with the label
     when the histograms are per class, and the label's own counts otherwise; ``std``: round 1's noise std.
     Post-processing of :func:`marginals_from_noisy`'s estimates (``mech.marginals_``, ``mech.class_sizes_``)."""
     from ...estimation.graphical import MarginalMeasurement
@@ -209,7 +218,7 @@ def one_way_measurements(mech, attrs, std: float) -> list:
     for a in range(len(attrs.sizes) - int(label is not None)):
         m = mech.marginals_[a]
         if a < k:
-            m = attrs.trees[a].grid_counts(m, attrs.levels[a])
+            m = attrs.cell_counts(a, m)
         elif attrs.block_merges[a - k] is not None:  # summed onto the compressed cells
             cell = np.asarray(attrs.block_merges[a - k])
             m = np.stack([np.bincount(cell, weights=row, minlength=int(cell.max()) + 1) for row in m])
@@ -227,8 +236,8 @@ def empty_tails(first: list, sizes, numeric: int) -> list:
     """The structural zeros of the model (post-processing): for each numeric attribute's one-way measurement
     (the first ``numeric`` of ``first``, :func:`one_way_measurements`), its empty tails in every group, ``(attrs,
     mask)``: the nodes whose released count is 0 beyond the group's last node with a count, or before its first.
-    A numeric tree's coarsest cells below ``MODEL_NUMERIC_THRESHOLD`` noise stds are set to 0 so that a heavy
-    tail's empty nodes keep no noise as mass; without the zeros the model still gave each such node a share
+    A numeric tree's coarsest cells below ``MODEL_NUMERIC_THRESHOLD`` noise stds in its tails are set to 0 so that
+    a heavy tail's empty nodes keep no noise as mass (:func:`denoise` with ``tails``); without the zeros the model still gave each such node a share
     (census_income_kdd's capital gains: 22 records in each of its six empty nodes above 40,000, whose values the
     sampler then took from a node the histograms call empty). An empty node between two with counts is more
     likely a thin run below the threshold than a hole, and stays free: made zeros too, on a table of 4,178

@@ -251,14 +251,11 @@ def coarse_plan(domain, trees, cells: int) -> CoarsePlan:
 
 
 # ---- the attributes of the graphical model ----------------------------------------------------------
-def n_nodes(tree, level: int) -> int:
-    return int(tree.grids[level].size - 1)
-
-
 @dataclass(frozen=True)
 class Attributes:
-    """The attributes of the graphical model: numeric columns (coarse cells of their trees: the finest grid
-    with at most ``node_cells`` value nodes, the missing leaf a node of its own), categorical blocks, the label."""
+    """The attributes of the graphical model: numeric columns (runs of their trees' leaves: the finest grid with at
+    most ``node_cells`` value nodes, or ``cuts`` made from released masses; the missing leaf a cell of its own),
+    categorical blocks (their levels, or ``merges`` of rare ones), the label."""
 
     p: int
     numeric: tuple
@@ -267,6 +264,7 @@ class Attributes:
     n_classes: int   # 0: no label attribute
     node_cells: int  # value nodes of a numeric column at most
     merges: tuple = ()  # per categorical block: its levels' cells (a tuple of ints), or None (one cell a level)
+    cuts: tuple = ()    # per numeric column: the leaf where each cell starts, then its leaves' count; or None (grid)
 
     @property
     def levels(self) -> tuple:
@@ -276,9 +274,18 @@ class Attributes:
     def nan_ok(self) -> tuple:
         return tuple(int(j) for j, t in zip(self.numeric, self.trees) if t.missing)
 
+    def starts(self, j: int) -> np.ndarray:
+        """The leaf where each cell of numeric attribute ``j`` starts, and its tree's leaf count at the end."""
+        cut = self.cuts[j] if self.cuts else None
+        return np.asarray(cut, dtype=np.int64) if cut is not None else self.trees[j].grids[self.levels[j]]
+
+    def cell_counts(self, j: int, leaf_counts: np.ndarray) -> np.ndarray:
+        """Counts of numeric attribute ``j``'s cells from ``(groups, leaves)`` counts."""
+        return np.add.reduceat(leaf_counts, self.starts(j)[:-1], axis=-1)
+
     @property
     def sizes(self) -> tuple:
-        return (tuple(n_nodes(t, lev) for t, lev in zip(self.trees, self.levels))
+        return (tuple(self.starts(j).size - 1 for j in range(len(self.trees)))
                 + tuple(e - a if m is None else max(m) + 1 for (a, e), m in zip(self.blocks, self.block_merges))
                 + ((self.n_classes,) if self.n_classes else ()))
 
@@ -292,7 +299,8 @@ class Attributes:
 
     def codes(self, X: np.ndarray, y) -> np.ndarray:
         """(rows, attributes) cell codes of encoded rows (and their label codes)."""
-        cols = [t.coarse_index(X[:, j], lev) for j, t, lev in zip(self.numeric, self.trees, self.levels)]
+        cols = [np.searchsorted(self.starts(i), t.index(X[:, j]), side="right") - 1
+                for i, (j, t) in enumerate(zip(self.numeric, self.trees))]
         for (a, e), m in zip(self.blocks, self.block_merges):
             level = np.argmax(X[:, a:e], axis=1)
             cols.append(level if m is None else np.asarray(m, dtype=np.int64)[level])

@@ -45,16 +45,15 @@ def numeric_values(Z: np.ndarray, col: int, coarse, j: int, cells: NumericTree, 
         return rank_match(Z[:, col], cells, F, masses, nonempty, gen)
     level = coarse.levels[j]
     node = quota_assign(Z[:, block[0]:block[1]], cells.grid_counts(masses, level), gen)
-    return rank_match_within(Z[:, col], node, cells, level, F, masses, gen)
+    return rank_match_within(Z[:, col], node, cells, cells.grids[level], F, masses, gen)
 
 
-def rank_match_within(z: np.ndarray, node: np.ndarray, cells: NumericTree, level: int, F: np.ndarray,
+def rank_match_within(z: np.ndarray, node: np.ndarray, cells: NumericTree, starts: np.ndarray, F: np.ndarray,
                       masses: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-    """Values of one numeric column for records already given their node of ``level``: inside each
-    node, the i-th smallest latent score of its m records takes the released quantile at
-    ``(i + U) / m`` of the node's leaves (as :func:`rank_match` does for the whole column)."""
+    """Values of one numeric column for records already given their node (node ``i``: the leaves
+    ``starts[i]:starts[i + 1]``): inside each node, the i-th smallest latent score of its m records takes the
+    released quantile at ``(i + U) / m`` of the node's leaves (as :func:`rank_match` does for the whole column)."""
     m = z.size
-    starts = cells.grids[level]
     order = np.lexsort((z + 1e-12 * gen.standard_normal(m), node))
     ns = node[order]
     cnt = np.bincount(node, minlength=starts.size - 1)
@@ -129,11 +128,11 @@ def sample_model(mech, n: int):
     X = np.zeros((n, dom.p))
     k = len(mech.cells_)
     for j, col in enumerate(dom.numeric[:k]):
-        node, level = codes[:, j], attrs.levels[j]
+        node, starts = codes[:, j], attrs.starts(j)
         for c in range(mech.groups_):
             rows = np.flatnonzero(g == c)
             if rows.size:
-                X[rows, col] = rank_match_within(gen.random(rows.size), node[rows], mech.cells_[j], level,
+                X[rows, col] = rank_match_within(gen.random(rows.size), node[rows], mech.cells_[j], starts,
                                                  mech._cdf[j][c], mech.marginals_[j][c], gen)
     for b, (a, e) in enumerate(dom.blocks):
         merge = attrs.block_merges[b]

@@ -105,7 +105,8 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`~.copula_estimate.denoise`).
         ``"auto"``: with the graphical model, ``MODEL_NUMERIC_THRESHOLD`` on the numeric trees' coarsest
-        cells (so that a heavy tail's empty nodes keep no noise as mass) and 0 elsewhere; 0 with the mixture.
+        cells' tails only (so that a heavy tail's empty nodes keep no noise as mass, while a thin run between
+        two counted cells keeps its count) and 0 elsewhere; 0 with the mixture.
     n_components : int or None
         The mixture's dimension P (None: ``min(20, p)``).
     coarse_cells : int >= 0, default COARSE_CELLS
@@ -406,12 +407,13 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         nm = zcdp_noise_multiplier(self.rho_split_["marginals"])
         first = measure_top_levels(self, counts, n, self.n_histograms_, nm)
         n_feat = k + len(self.domain_.blocks)
+        tails = 0
         if self.threshold == "auto":  # with the model, the numeric trees' coarsest cells only (their tails)
             t = D.MODEL_NUMERIC_THRESHOLD if self.model_plan_ is not None else 0.0
-            floors = [t * first.noise_std] * k + [0.0] * (n_feat - k)
+            floors, tails = [t * first.noise_std] * k + [0.0] * (n_feat - k), k
         else:
             floors = [float(self.threshold) * first.noise_std] * n_feat
-        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, n_feat, n, self.labelled_, floors)
+        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, n_feat, n, self.labelled_, floors, tails)
         sizes = np.asarray(sizes, dtype=np.float64)
         self.class_sizes_, self._first_std = sizes, float(first.noise_std)
         rounds = []  # the finer levels' measurements, in order
@@ -419,6 +421,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
                                float(self.split_sigmas) * first.noise_std,
                                level_measurer(self, counts[:k], self.n_histograms_, nm), project_to_simplex, rounds)
         self.measured_nodes_ = [r.query[2] for r in rounds]  # per finer round: (column, group, node) of each count
+        self.measured_levels_ = [int(r.query[1]) for r in rounds]  # ... and its tree level
         self.marginals_ = [m / np.maximum(sizes, 1e-12)[:, None] for m in leaves] + marg[k:]
         self._cdf, self._nonempty = cumulative_masses(self.marginals_[:k])
 

@@ -131,13 +131,93 @@ def plan_model(domain, trees, n_classes: int, n: int, epsilon: float, delta: flo
     return ModelPlan(attrs, cands, plan_rounds(sizes, cands, n, epsilon, delta, share), share)
 
 
-def compress_plan(plan: ModelPlan, totals: list, floor: float) -> ModelPlan:
-    """The plan on compressed categorical domains (MST's domain compression): in each categorical block, the
-    levels whose count in ``totals`` (one array per block: the released histograms' counts summed over the
-    groups) is below ``floor`` become one cell when there are two or more of them; the candidates are those of
-    the compressed sizes (:func:`model_candidates`), the rounds and the share unchanged. Post-processing of the
-    released histograms: the rounds' candidates then hold far fewer cells whose noise would outweigh their
-    counts, and a large code's levels that matter are measured with their groups."""
+def mass_cuts(tree, mass: np.ndarray, cells: int, allowed=None) -> tuple | None:
+    """A numeric column's cells in the model cut from its released leaf masses ``mass`` (summed over the groups):
+    at most ``cells`` runs of the units between consecutive ``allowed`` leaf boundaries (every leaf when None), the
+    missing leaf a cell of its own, each run holding about an equal share of a blend of the released mass and the
+    public width (``CUT_WIDTH_WEIGHT`` of the width to one of the mass): with weight ``lam``, no run holds much more
+    than ``(1 + lam) / cells`` of the records nor spans much more than ``(1 + lam) / (lam cells)`` of the range, so
+    the runs are fine where the records are and the range's empty stretches still get cells of their own (their
+    structural zeros: :func:`~.copula_estimate.empty_tails`).
+
+    A unit holding at least an equal share of what the others leave (an atom: a zero of spending, 40 hours a week)
+    is a run of its own (found by fixed point: each such unit lowers the others' share); the rest is cut greedily
+    from the lowest unit, each run taking the remaining light share over the remaining light runs and ending where
+    it is nearest that share, never across an atom. Returns the leaf where each run starts, then the leaf count
+    (:meth:`~.copula_plan.Attributes.starts`); None when the column has no released mass. Post-processing of
+    released values and public geometry."""
+    off = int(tree.missing)
+    edges = np.arange(off, tree.n_cells + 1) if allowed is None else np.asarray(allowed, dtype=np.int64)
+    edges = np.unique(np.concatenate([[off, tree.n_cells], edges[edges >= off]]))
+    v = np.maximum(np.add.reduceat(np.asarray(mass, dtype=np.float64), edges[:-1]), 0.0)
+    total, L = float(v.sum()), v.size
+    if total <= 0:
+        return None
+    w = np.add.reduceat(np.asarray(tree.weights, dtype=np.float64), edges[:-1])
+    if D.CUT_WIDTH_WEIGHT > 0 and w.sum() > 0:  # the blend of released mass and public width the runs share
+        v = v + D.CUT_WIDTH_WEIGHT * total * w / w.sum()
+        total = float(v.sum())
+    tiny = total * 1e-12
+    heavy = np.zeros(L, dtype=bool)
+    while cells - heavy.sum() > 0:
+        new = ~heavy & (v >= max((total - v[heavy].sum()) / (cells - heavy.sum()), tiny))
+        if not new.any():
+            break
+        heavy |= new
+    light = np.concatenate([[0.0], np.cumsum(np.where(heavy, 0.0, v))])  # light[i]: light mass before unit i
+    after = np.concatenate([np.cumsum(heavy[::-1])[::-1], [0]])            # after[i]: atoms at or after unit i
+    nxt = np.concatenate([np.where(heavy, np.arange(L), L), [L]])
+    nxt = np.minimum.accumulate(nxt[::-1])[::-1]                            # nxt[i]: first atom at or after i
+    bounds, start, left = [0], 0, int(cells)
+    while start < L and left > 1:
+        h = int(nxt[start])
+        if h == start:
+            e = start + 1
+        elif light[h] - light[start] <= tiny:  # nothing between here and the next atom (or the end)
+            e = h + 1
+        else:
+            k = left - int(after[start])
+            share = (light[L] - light[start]) / max(k, 1)
+            e = h if k <= 1 else int(np.searchsorted(light, light[start] + share, side="left"))
+            e = min(max(e, start + 1), h)
+            if e - 1 > start and abs(light[e - 1] - light[start] - share) < abs(light[e] - light[start] - share):
+                e -= 1
+        if e >= L or light[L] - light[e] + (v[e:] * heavy[e:]).sum() <= tiny:  # the rest is empty: one run
+            break
+        bounds.append(e)
+        start, left = e, left - 1
+    bounds.append(L)
+    return tuple([0] * off + edges[bounds].tolist())
+
+
+def measured_edges(tree, grid: int, j: int, rounds) -> np.ndarray:
+    """The leaf boundaries of numeric column ``j``'s nodes whose masses were released (public geometry and the
+    released measurement plan): its tree's coarsest level, the model's public ``grid`` (an index into
+    :attr:`~.copula_tree.NumericTree.grids`), and every node a finer round measured, in any group (``rounds``: per
+    finer round, its level and the ``(column, group, node)`` of each released count). A cell edge elsewhere would
+    split a node whose mass was only spread from its parent."""
+    out = [tree.levels[0], tree.grids[grid]]
+    for level, nodes in rounds:
+        ids = np.unique(np.asarray(nodes)[np.asarray(nodes)[:, 0] == j, 2])
+        if ids.size:  # a deeper round than this tree's measured no node of it
+            out += [tree.levels[level][ids], tree.levels[level][ids + 1]]
+    return np.unique(np.concatenate(out))
+
+
+def compress_plan(plan: ModelPlan, totals: list, floor: float, masses=(), rounds=()) -> ModelPlan:
+    """The plan on cells made from the released one-way histograms (post-processing):
+
+    * numeric columns (``masses``: each one's released leaf counts summed over the groups): their cells cut by
+      :func:`mass_cuts` into as many runs as the public grid has nodes (the sizes, and so the plan's rounds, kept)
+      of the nodes whose masses were released (:func:`measured_edges`; ``rounds``: the finer rounds' nodes),
+      of about equal shares of released mass and width, in place of the grid's equal-width nodes, so that the cells
+      lie where the records are (a drafted range far wider than the values, two near-identical measurements);
+    * categorical blocks (MST's domain compression): the levels whose count in ``totals`` (one array per block, summed
+      over the groups) is below ``floor`` become one cell when there are two or more of them, so the rounds'
+      candidates hold far fewer cells whose noise would outweigh their counts, and a large code's levels that matter
+      are measured with their groups.
+
+    The candidates are those of the new sizes (:func:`model_candidates`); the rounds and the share unchanged."""
     merges = []
     for t in totals:
         t = np.asarray(t, dtype=np.float64)
@@ -148,7 +228,10 @@ def compress_plan(plan: ModelPlan, totals: list, floor: float) -> ModelPlan:
         cell = np.cumsum(~rare) - 1
         cell[rare] = int((~rare).sum())
         merges.append(tuple(int(c) for c in cell))
-    if all(m is None for m in merges):
+    attrs = plan.attributes
+    cuts = tuple(mass_cuts(t, m, attrs.sizes[j] - int(t.missing), measured_edges(t, attrs.levels[j], j, rounds))
+                 for j, (t, m) in enumerate(zip(attrs.trees, masses)))
+    if all(m is None for m in merges) and all(c is None for c in cuts):
         return plan
-    attrs = replace(plan.attributes, merges=tuple(merges))
+    attrs = replace(attrs, merges=tuple(merges), cuts=cuts)
     return replace(plan, attributes=attrs, pairs=model_candidates(attrs.sizes, attrs.label))
