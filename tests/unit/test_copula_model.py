@@ -343,3 +343,34 @@ def test_the_models_threshold_zeroes_a_numeric_histograms_tails_not_a_thin_run_b
     assert out[[0, 1, 6, 7]].tolist() == [0, 0, 0, 0] and out[3] > 0 and out[4] == 0
     assert out.sum() == pytest.approx(120.0)
     assert denoise(noisy, 120.0, 10.0)[3] == 0  # categorical levels: every cell below the floor
+
+
+def test_positions_inside_the_cells_carry_the_dependence_the_cells_show():
+    from privrelease.mechanisms.gauss_mixture.copula_sample import within_scores
+
+    g = np.random.default_rng(0)
+    a = g.integers(0, 16, 20000)
+    cells = np.column_stack([a, np.clip(a + g.integers(-1, 2, a.size), 0, 15), g.integers(0, 16, a.size)])
+    Z = within_scores(cells, g)
+    r = np.corrcoef(Z, rowvar=False)
+    assert r[0, 1] > 0.9 and abs(r[0, 2]) < 0.05 and abs(r[1, 2]) < 0.05
+
+
+def test_a_near_identical_numeric_pair_stays_near_identical_inside_its_cells():
+    """x and y (y = x within a few hundredths) agree within 0.1 in 96 % of real rows; with each value drawn inside
+    its cell alone they agreed in about 40 % of released rows."""
+    import pandas as pd
+
+    from privrelease.release import release
+    from privrelease.schema import Schema
+
+    g = np.random.default_rng(1)
+    x = np.round(np.clip(g.normal(5, 1.5, 8000), 0, 10), 2)
+    df = pd.DataFrame({"x": x, "y": np.round(np.clip(x + g.normal(0, 0.03, x.size), 0, 10), 2),
+                       "c": np.where(x + g.normal(0, 1, x.size) > 5, "a", "b")})
+    schema = Schema.from_dict({"columns": {"x": {"type": "numeric", "lower": 0, "upper": 10, "step": 0.01},
+                                           "y": {"type": "numeric", "lower": 0, "upper": 10, "step": 0.01},
+                                           "c": {"type": "categorical", "categories": ["a", "b"]}}})
+    out = release(df, schema, "gauss-copula", 4.0, delta=1e-6, rng=0).data
+    assert np.mean(np.abs(df.x - df.y) < 0.1) > 0.9
+    assert np.mean(np.abs(out.x - out.y) < 0.1) > 0.6

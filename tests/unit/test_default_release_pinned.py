@@ -87,22 +87,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: became refitted after every round (ModelFit.batch), when its size test began counting the carried cliques, and
 #: when a numeric column's empty tail nodes became structural zeros of the model (copula_estimate.empty_tails), and
 #: when a numeric column's cells in the model became cut from its released masses (model_plan.mass_cuts) with the
-#: model's threshold on a numeric histogram's tails only (copula_estimate.denoise).
-PINS = {'labelled': {'memory': ('7518e9a1226c3c7862ecc46bbe73e69a5bd34787def247c71134eb4c6c236811', '526ed562a903249f'),
+#: model's threshold on a numeric histogram's tails only (copula_estimate.denoise), and when the positions inside the
+#: numeric cells became correlated as the drawn cells are (copula_sample.within_scores).
+PINS = {'labelled': {'memory': ('0814ac0983689bd8615b12909e29802479356e376de62a50f8dc09319b8ce3a6', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('488a0f38e521dee4ef2d28430233f4c6bdc3e23f9dfef4f6f21c7948c0cb8439', '526ed562a903249f')},
- 'missing': {'memory': ('ed74f4302ad26089ed74ef8741a8a002909a78a8a3891f678e8f6c2ef631c5e2', '15f8a84e37793ccf'),
+              'streamed': ('b68df5799c67b3453f11a62bfde147121bcc5bd21b88863b908175cc4caa0c0e', '526ed562a903249f')},
+ 'missing': {'memory': ('5f10c5469b4a296d66f3cc24fb5b79afafa873478962e4a2c0ac7d06a6b6e3f6', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('df2a8cbd2bbb7380b9b55cfe5a70fb23be9f4acb4e5d5ab0984c5a79dd047c6d', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('62495cb67485db18ebc065b25948e5e9043bfb2e0ca28b189547b445b8bb1fe5', '0145e8da5697488a'),
+             'streamed': ('d0d8aba5c2eadbc6a21e051bf443f43b26e4d31e99f206bffcbf30425c8db9fa', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('1fd474c94306b6640d6e639fb70ff7d2394cf38b94a77074dbeb8ab526911fdc', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('870e3f115b7022d8161c1bbd4d8747a8074316977e281d1de876451ad65134bc', '0145e8da5697488a')}}
+                'streamed': ('ad077ca25a0e8ccb5a4d4cd2079f287d954add03b6f030dc2acc0dd85b1d98bb', '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):
