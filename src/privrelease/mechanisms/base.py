@@ -80,6 +80,8 @@ class Capabilities:
     missing_numeric : releases numeric columns that declare ``missing: allowed`` (their encoded
         coordinate is NaN where a value is missing); the release refuses such a column for a
         mechanism without it.
+    calendar_parts : a date column is released as its week, weekday and time of day, each a column of
+        its own (:mod:`privrelease.schema.calendar`), for a model that keeps their cycles.
     """
 
     passes: str = "memory"
@@ -90,6 +92,7 @@ class Capabilities:
     needs_target: bool = False
     estimates_covariance: bool = False
     missing_numeric: bool = False
+    calendar_parts: bool = False
 
     def __post_init__(self):
         if self.passes not in PASSES:

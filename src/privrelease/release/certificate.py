@@ -133,6 +133,11 @@ def make_certificate(plan, n_out: int, out_columns: list, out_hash: str | None) 
     randomness = src.description if src is not None else make_source(None).description
     if src is not None and not src.secure:
         notes.append("seeded randomness: reproducible, not for real releases")
+    split = getattr(plan.encoder, "constraints", None)
+    for parts in (split.calendar if split else ()):
+        names = ", ".join(f"'{n}'" for n in parts.names if n is not None)
+        notes.append(f"the date column '{parts.column}' was released as its calendar parts {names} (a public map "
+                     f"of each record, put back together after the release)")
     return Certificate(
         mechanism=mech.name,
         guarantee=mech.guarantee,

@@ -23,6 +23,7 @@ from ..errors import InputDataError, ParameterError, SchemaError, WeakPrivacyWar
 from ..mechanisms import Mechanism, get_mechanism
 from ..dp.costs import PrivacyCost, check_delta, check_epsilon
 from ..schema import Encoder, Schema
+from ..schema.calendar import calendar_parts
 from ..schema.constraints import ConstraintSet
 from .advice import warn_public
 
@@ -244,10 +245,13 @@ def check_constraints(cls, schema: Schema, params: dict) -> ConstraintSet:
     constraints = ConstraintSet(schema, schema.constraints)
     declared = inspect.signature(cls.__init__).parameters.get("output_space")  # the estimator's default
     space = params.get("output_space", "original" if declared is None else declared.default)
-    if constraints and (cls.capabilities.output_space != "schema" or space != "original"):
+    records = cls.capabilities.output_space == "schema" and space == "original"
+    if constraints and not records:
         raise SchemaError(f"the schema states constraints, which mechanism '{cls.name}' cannot honour: its output "
                           f"is not records in the schema's columns; use a mechanism that releases records (the "
                           f"default), or remove 'constraints'")
+    if records and cls.capabilities.calendar_parts:  # dates released as their week, weekday and time of day
+        constraints = ConstraintSet(schema, schema.constraints + calendar_parts(schema))
     return constraints
 
 

@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import InputDataError, SchemaError, shorten
+from .calendar import CalendarParts
 from .constraint_kinds import (_KEYS, KINDS, Combinations, Constraint, Formula, Hierarchy, Inequality, Unique, _err,
                                _name)
 
@@ -153,6 +154,21 @@ class ConstraintSet:
         return bool(self.constraints)
 
     @property
+    def rules(self) -> tuple:
+        """The stated rules (the constraints without the date columns' calendar parts)."""
+        return tuple(c for c in self.constraints if not isinstance(c, CalendarParts))
+
+    @property
+    def calendar(self) -> tuple:
+        """The date columns' calendar parts (:mod:`.calendar`)."""
+        return tuple(c for c in self.constraints if isinstance(c, CalendarParts))
+
+    @property
+    def split_dates(self) -> tuple:
+        """The date columns released as their calendar parts."""
+        return tuple(c.column for c in self.calendar)
+
+    @property
     def derived(self) -> set:
         return {n for c in self.constraints for n in c.derived}
 
@@ -169,13 +185,15 @@ class ConstraintSet:
             for c in self.constraints:
                 if isinstance(c, Combinations) and col.name == c.columns[0]:
                     added.append(c.joint_column(self.schema))
+                if isinstance(c, CalendarParts) and col.name == c.column:
+                    added += c.part_columns(self.schema)
             cols += added if added else ([] if col.name in self.derived else [col])
         return dataclasses.replace(self.schema, columns=tuple(cols), constraints=())
 
     def violations(self, df: pd.DataFrame) -> dict:
         """Rows of ``df`` that break each constraint (by its label), for the private diagnostics."""
         out = {}
-        for c in self.constraints:
+        for c in self.rules:
             if isinstance(c, Unique) or not all(n in df.columns for n in c.reads):
                 continue
             bad = int((~self._holds(c, df)).sum())
@@ -191,7 +209,7 @@ class ConstraintSet:
     def shares(self, df: pd.DataFrame) -> dict:
         """Share of the rows of ``df`` that hold each constraint (NaN when a column is absent)."""
         out = {}
-        for c in self.constraints:
+        for c in self.rules:
             names = c.reads if not isinstance(c, Unique) else (c.column,)
             ok = all(n in df.columns for n in names) and len(df)
             out[c.label] = float(self._holds(c, df).mean()) if ok else float("nan")
@@ -209,12 +227,20 @@ class ConstraintSet:
         for c in self.constraints:
             if isinstance(c, Combinations):
                 c.prepare(df)
+        for c in self.constraints:  # last: a rule's check reads the date itself
+            if isinstance(c, CalendarParts):
+                clipped = c.prepare(df, self.schema, on_violation, row_offset)
+                if clipped:
+                    counts[c.column] = clipped
         return df, counts
 
     def complete(self, out: pd.DataFrame, start: int = 0) -> pd.DataFrame:
         """Released records in the table's columns, every constraint holding; ``start`` is the index of
         the first row in the whole release (numbering fresh identifiers)."""
         out = out.copy()
+        for c in self.constraints:  # first: the rules below read the dates
+            if isinstance(c, CalendarParts):
+                c.complete(out, self.schema)
         for c in self.constraints:
             if isinstance(c, (Combinations, Hierarchy, Unique)):
                 c.complete(out, start)

@@ -155,9 +155,11 @@ class Encoder:
         of the private input, kept in the private diagnostics. That it appears at all depends on single
         records, so it says that it is private.
         """
+        split = getattr(self, "constraints", None)  # dates released as their calendar parts: clipped before
+        cols = list(self.columns) + [split.schema[n] for n in (split.split_dates if split else ())]
         msgs = [f"values of column '{c.name}' outside the declared bounds {_bounds_text(c)} were clipped to "
                 f"them (how many: in the private diagnostics)"
-                for c in self.columns if int(clip_counts.get(c.name, 0))]
+                for c in cols if int(clip_counts.get(c.name, 0))]
         return [warn_private(m) for m in msgs]
 
     def _encode_numeric(self, c: NumericColumn, s: pd.Series, policy: str, clip_counts: dict, row_offset: int,

@@ -231,7 +231,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     uses_delta: ClassVar[bool] = True
     capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,
                                                         uses_label=True, estimates_covariance=True,
-                                                        missing_numeric=True)
+                                                        missing_numeric=True, calendar_parts=True)
 
     def __init__(self, epsilon=1.0, delta=1e-5, *, marginal_share="auto", grids=None, missing=None,
                  branching=D.DEFAULT_BRANCHING, split_sigmas=D.DEFAULT_SPLIT_SIGMAS, max_leaves=None, by_label="auto",
