@@ -1,5 +1,5 @@
-"""A date column's calendar parts: the week, weekday and time of day as columns of their own, put back together
-exactly, each record read on its own, and the default release keeping a table's daily and weekly cycles."""
+"""A date-time column's calendar parts: the day and the time of day as columns of their own, put back together
+exactly, each record read on its own, and the default release keeping a table's daily cycle."""
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,6 @@ def _roundtrip(schema, values):
     ("minute", ["2022-01-01T00:00", "2022-03-15T13:47", "2023-12-31T23:59", "2026-11-28T00:00"]),
     ("second", ["2022-01-01T00:00:00", "2022-07-04T08:09:10", "2023-12-31T23:59:59"]),
     ("hour", ["2022-01-03T05:00", "2023-06-30T23:00"]),
-    ("day", ["2022-01-01", "2022-01-02", "2022-01-03", "2023-12-31"]),
 ])
 def test_parts_put_back_together_give_the_dates(step, values):
     schema = _schema(step, upper="2026-12-31")
@@ -44,26 +43,25 @@ def test_parts_put_back_together_give_the_dates(step, values):
     assert schema["t"].to_units(out["t"]).tolist() == schema["t"].to_units(pd.Series(values)).tolist()
 
 
-def test_weekday_and_time_of_day_are_the_calendars():
+def test_the_day_and_the_time_of_day():
     schema = _schema("minute", upper="2026-12-31")
     _, prepared, _, _ = _roundtrip(schema, ["2026-11-28T13:05", "2022-01-03T00:30"])
-    assert prepared["t (weekday)"].tolist() == ["Sat", "Mon"]
     assert prepared["t (time of day)"].tolist() == [13 * 60 + 5, 30]
-    assert prepared["t (week)"].iloc[0] - prepared["t (week)"].iloc[1] == (pd.Timestamp("2026-11-23") -
-                                                                          pd.Timestamp("2022-01-03")).days // 7
+    assert prepared["t (day)"].tolist() == [(pd.Timestamp(d) - pd.Timestamp("1970-01-01")).days
+                                            for d in ("2026-11-28", "2022-01-03")]
 
 
-def test_which_parts_a_column_gets():
-    assert calendar_parts(_schema("day", upper="2022-01-10")) == ()  # under four weeks, at the day: nothing
-    assert calendar_parts(_schema("day")) == (CalendarParts("t", weekday=True, time=False),)
-    assert calendar_parts(_schema("hour", upper="2022-01-05")) == (CalendarParts("t", weekday=False, time=True),)
-    assert calendar_parts(_schema("minute")) == (CalendarParts("t", weekday=True, time=True),)
-    label = Schema.from_dict({"columns": {"t": {"type": "datetime", "lower": "2022-01-01", "upper": "2023-12-31"},
+def test_which_columns_are_split():
+    assert calendar_parts(_schema("day")) == ()  # a date: its day is the whole value
+    assert calendar_parts(_schema("hour", upper="2022-01-01")) == ()  # one day: the time of day is the value
+    assert calendar_parts(_schema("hour", upper="2022-01-02")) == (CalendarParts("t"),)
+    label = Schema.from_dict({"columns": {"t": {"type": "datetime", "lower": "2022-01-01", "upper": "2023-12-31",
+                                                "step": "second"},
                                           "y": {"type": "categorical", "categories": ["a", "b"], "role": "label"}}})
-    assert len(calendar_parts(label)) == 1
+    assert calendar_parts(label) == (CalendarParts("t"),)
     mech = ConstraintSet(_schema("minute"), calendar_parts(_schema("minute"))).mechanism_schema()
-    assert [c.name for c in mech.columns] == ["t (week)", "t (weekday)", "t (time of day)", "v"]
-    assert mech["t (time of day)"].upper == 1439 and mech["t (weekday)"].kind == "categorical"
+    assert [c.name for c in mech.columns] == ["t (day)", "t (time of day)", "v"]
+    assert mech["t (time of day)"].upper == 1439 and mech["t (day)"].upper - mech["t (day)"].lower == 729
 
 
 def test_missing_dates_stay_missing_and_a_missing_part_is_filled():
@@ -85,12 +83,12 @@ def test_a_date_outside_its_bounds_is_clipped_and_counted_under_its_name_or_refu
         cs.prepare(pd.DataFrame({"t": ["2021-06-01T10:00"], "v": [0.1]}), on_violation="error")
 
 
-def test_a_released_first_weeks_days_before_the_bounds_move_into_them():
-    schema = _schema("day", lower="2022-01-05", upper="2022-03-31")  # a Wednesday
+def test_a_released_time_outside_the_bounds_is_clipped_to_them():
+    schema = _schema("minute", lower="2022-01-05T12:00", upper="2022-03-31T06:00")
     cs = ConstraintSet(schema, calendar_parts(schema))
-    week = cs.prepare(pd.DataFrame({"t": ["2022-01-05"], "v": [0.1]}))[0]["t (week)"].iloc[0]
-    out = cs.complete(pd.DataFrame({"t (week)": [week, week], "t (weekday)": ["Mon", "Thu"], "v": [0.1, 0.2]}))
-    assert out["t"].tolist() == ["2022-01-10", "2022-01-06"]  # Monday of that week lies before the bounds
+    day = cs.prepare(pd.DataFrame({"t": ["2022-01-05T13:00"], "v": [0.1]}))[0]["t (day)"].iloc[0]
+    out = cs.complete(pd.DataFrame({"t (day)": [day, day], "t (time of day)": [60, 800], "v": [0.1, 0.2]}))
+    assert out["t"].tolist() == ["2022-01-05T12:00", "2022-01-05T13:20"]
 
 
 def test_each_record_is_read_on_its_own():
@@ -126,7 +124,7 @@ def _stops(n, seed):
     return pd.DataFrame({"t": pd.Series(t).dt.strftime("%Y-%m-%dT%H:%M"), "reason": reason})
 
 
-def test_the_default_release_keeps_the_hour_of_the_day_and_the_weekday():
+def test_the_default_release_keeps_the_hour_of_the_day():
     schema = Schema.from_dict({"columns": {
         "t": {"type": "datetime", "lower": "2022-01-01", "upper": "2023-12-31", "step": "minute"},
         "reason": {"type": "categorical", "categories": ["dui", "speed"], "role": "label"}}})
@@ -139,6 +137,5 @@ def test_the_default_release_keeps_the_hour_of_the_day_and_the_weekday():
         return 0.5 * np.abs(np.bincount(a, minlength=k) / a.size - np.bincount(b, minlength=k) / b.size).sum()
 
     assert tvd(r.dt.hour.to_numpy(), s.dt.hour.to_numpy(), 24) < 0.1  # 0.054; as one number 0.41
-    assert tvd(r.dt.dayofweek.to_numpy(), s.dt.dayofweek.to_numpy(), 7) < 0.03  # 0.002-0.005; as one number 0.095
     night = s.dt.hour.isin([22, 23, 0, 1])
     assert (out.data["reason"][night] == "dui").mean() > 0.5  # the label follows the hour: 0.71 (real 0.7; 0.31)
