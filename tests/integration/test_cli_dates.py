@@ -33,7 +33,15 @@ def test_a_draft_of_utc_timestamps_is_a_utc_datetime_column(tmp_path, capsys, dp
     assert stop["type"] == "datetime" and stop["timezone"] == "UTC", stop
     assert "2000-01-01" <= stop["lower"] <= "2017-01-01" <= "2017-12-31" <= stop["upper"], stop  # not 1970
     if not dp:
-        assert (stop["lower"], stop["upper"]) == ("2017-01-01", "2018-01-01")
+        assert (stop["lower"], stop["upper"], stop["step"]) == ("2017-01-01", "2018-01-01", "second")
+
+
+def test_a_stated_step_is_drafted_and_a_wrong_one_refused_in_one_line(tmp_path, capsys):
+    code, out, err = run_cli(["schema", "draft", str(_stamps(tmp_path)), "--datetime", "stop=minute", *DP], capsys)
+    assert code == 0, err
+    assert yaml.safe_load(out)["columns"]["stop"]["step"] == "minute"
+    code, out, err = run_cli(["schema", "draft", str(_stamps(tmp_path)), "--datetime", "stop=week", *DP], capsys)
+    assert code != 0 and out == "" and len(err.strip().splitlines()) == 1 and "stop=week" in err, err
 
 
 @pytest.mark.parametrize("dp", [[], DP], ids=["read", "dp"])

@@ -138,17 +138,24 @@ def test_a_level_held_by_one_record_is_kept_with_probability_below_delta():
 
 SCALE_PAIRS = {"octave": (np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(6), 2 * np.ones(6)]),
                "missing": (np.r_[np.ones(5), 2 * np.ones(7)], np.r_[np.ones(5), 2 * np.ones(6), np.nan])}
+# A date column's year histogram (noisy_years): one record moves from 2013 to 2012 (days since 1970-01-01).
+_Y2012, _Y2013 = 15_400.0, 15_800.0
+SCALE_PAIRS["year"] = (np.r_[_Y2012 * np.ones(5), _Y2013 * np.ones(7)], np.r_[_Y2012 * np.ones(6), _Y2013 * np.ones(6)])
+SCALE_PAIRS["year-missing"] = (SCALE_PAIRS["year"][0], np.r_[_Y2012 * np.ones(5), _Y2013 * np.ones(6), np.nan])
+_HISTOGRAMS = {"octave": (quant.magnitude_counts, quant.noisy_magnitudes, quant.magnitude_edges),
+               "year": (quant.year_counts, quant.noisy_years, quant.year_edges)}
 
 
 def _scale_audit(seed, trials, pair="octave"):
     d0, d1 = SCALE_PAIRS[pair]
-    bins = np.searchsorted(quant.magnitude_edges(), [1.0, 2.0], side="right") - 1
-    if pair == "missing":
-        bins[0] = quant.magnitude_edges().size - 1  # the missing bin
-    c1 = quant.magnitude_counts(d1)[bins]
+    counts, noisy, edges = _HISTOGRAMS["year" if pair.startswith("year") else "octave"]
+    bins = np.searchsorted(edges(), [_Y2012, _Y2013] if pair.startswith("year") else [1.0, 2.0], side="right") - 1
+    if pair.endswith("missing"):
+        bins[0] = edges().size - 1  # the missing bin
+    c1 = counts(d1)[bins]
 
     def run(d, rng):
-        h = quant.noisy_magnitudes(d, EPS, make_source(rng))[0][bins]
+        h = noisy(d, EPS, make_source(rng))[0][bins]
         return float(h[0] >= c1[0] and h[1] <= c1[1])
 
     return audit_epsilon(run=run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
@@ -159,8 +166,9 @@ PRIMITIVE_TRIALS = [pytest.param(50_000, marks=pytest.mark.slow, id="full"),
 
 
 def test_scale_pairs_move_the_whole_sensitivity():
-    for d0, d1 in SCALE_PAIRS.values():
-        diff = quant.magnitude_counts(d1) - quant.magnitude_counts(d0)
+    for name, (d0, d1) in SCALE_PAIRS.items():
+        counts = _HISTOGRAMS["year" if name.startswith("year") else "octave"][0]
+        diff = counts(d1) - counts(d0)
         assert np.abs(diff).sum() == quant.SCALE_SENSITIVITY and sorted(diff[diff != 0]) == [-1, 1]
 
 

@@ -31,7 +31,9 @@ def schema_draft(
                                           "(a public fact: not decided from the data)."),
     integer: Optional[str] = typer.Option(None, "--integer", help="Comma-separated numeric columns of whole numbers."),
     categorical: Optional[str] = typer.Option(None, "--categorical", help="Comma-separated categorical columns."),
-    datetime: Optional[str] = typer.Option(None, "--datetime", help="Comma-separated date columns (ISO dates)."),
+    datetime: Optional[str] = typer.Option(None, "--datetime", help="Comma-separated date columns (ISO dates); "
+                                           "COLUMN=hour (minute, second) states the step of a date-time column "
+                                           "(else the DP draft writes step: day)."),
     levels: Optional[Path] = typer.Option(None, "--levels", help="YAML file COLUMN: [level, ...] of declared "
                                           "(public) levels: no budget spent on those columns."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="DP draft: charge the draft to this ledger."),
@@ -49,8 +51,9 @@ def schema_draft(
     from ..schema import draft_schema_dict
     from ..schema.values import StatedFacts
 
+    dates, steps = _dates(datetime)
     df, facts = _table_and_facts(input, sep, encoding, columns, StatedFacts.of(
-        label, _names(numeric), _names(categorical), _names(datetime), _names(integer), _levels(levels)))
+        label, _names(numeric), _names(categorical), dates, _names(integer), _levels(levels), steps=steps))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
@@ -102,6 +105,21 @@ def _range_pair(text: str) -> tuple:
 def _names(text: Optional[str]) -> list:
     """A comma-separated list of column names."""
     return [c.strip() for c in text.split(",") if c.strip()] if text else []
+
+
+def _dates(text: str | None) -> tuple[list, dict]:
+    """``--datetime a,b=minute``: the date columns, and the steps stated for some of them."""
+    from ..schema.dates import UNITS
+
+    names, steps = [], {}
+    for item in _names(text):
+        name, _, step = (x.strip() for x in item.partition("="))
+        if step and step not in UNITS:
+            err(f"--datetime {item}: the step of a date column is one of {', '.join(UNITS)}, got {step!r}")
+        names.append(name)
+        if step:
+            steps[name] = step
+    return names, steps
 
 
 def _levels(path: Optional[Path]) -> dict:

@@ -134,7 +134,7 @@ def draft_cost(columns, epsilon: float, delta: float | None, facts: StatedFacts 
 
 def dp_draft_schema(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rng=None,
                     label: str | None = None, ranges: dict | None = None, categorical=(), numeric=(),
-                    datetime=(), integer=(), levels: dict | None = None,
+                    datetime=(), integer=(), levels: dict | None = None, steps: dict | None = None,
                     quantiles=DEFAULT_QUANTILES) -> tuple[Schema, PrivacyCost]:
     """Draft a :class:`~privrelease.schema.Schema` under (epsilon, delta)-DP (see :func:`dp_draft`).
 
@@ -142,7 +142,7 @@ def dp_draft_schema(df: pd.DataFrame, epsilon: float, delta: float | None = None
     the YAML mapping, which holds it in any case.
     """
     d = dp_draft(df, epsilon, delta, rng=rng, ranges=ranges, quantiles=quantiles,
-                 facts=StatedFacts.of(label, numeric, categorical, datetime, integer, levels))
+                 facts=StatedFacts.of(label, numeric, categorical, datetime, integer, levels, steps=steps))
     for line in d.warnings:
         warnings.warn(line, DataWarning, stacklevel=2)
     return Schema.from_dict(d.schema), d.cost
@@ -293,7 +293,7 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
     else:
         scale = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
                                  candidates=range_grid if dates else None,
-                                 margin=(0, 0) if dates else SCALE_MARGIN)  # dates: a location
+                                 margin=SCALE_MARGIN, dates=dates)  # dates: years, then days
         if not scale.supported:
             ctx.warnings.append(
                 f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "
@@ -314,7 +314,10 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
                 hi = hi if hi > lo else lo + 1.0
             spec.update(lower=lo, upper=hi)
     if dates:
-        spec["step"] = "day"
+        spec["step"] = ctx.facts.step(name) or "day"
+        if ctx.facts.step(name) is None:  # a public line: it reads no value
+            ctx.warnings.append(f"column '{name}': drafted at the day, so a time of day in its values is dropped; if "
+                                f"it holds date-times, state their step: --datetime {name}=hour (or minute, second)")
     elif kind == "integer":
         spec["integer"] = True
     if name not in ctx.facts.complete and scale.missing > laplace_threshold(scale.b, MISSING_FLAG_RATE):

@@ -135,6 +135,8 @@ SCALE_HELD_SHARE = 0.9  # a range holding less of the (noisy) values is not supp
 SCALE_MARGIN = (2, 2)  # octaves added to the range towards 0 and away from 0 (tails too thin for their bins)
 MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
 QUANTILE_MISS_RATE = 0.1  # the quantile step runs where its choice lands beyond the data at most this often
+MIN_THINNED = 8  # a thinned grid (dp_scaled_bounds' thin) needs at least this many candidates
+FIRST_YEAR, LAST_YEAR = 1900, 2100  # a date column's year bins (approx_year_range); dates beyond count in the end bins
 
 
 def magnitude_edges() -> np.ndarray:
@@ -155,7 +157,12 @@ def magnitude_counts(values) -> np.ndarray:
     >>> magnitude_counts([1.5, 3.0, np.nan])[[63, 64, 105]].tolist()
     [1.0, 1.0, 1.0]
     """
-    edges = magnitude_edges()
+    return bin_counts(values, magnitude_edges())
+
+
+def bin_counts(values, edges: np.ndarray) -> np.ndarray:
+    """How many of ``values`` fall in each bin between consecutive ``edges`` (values beyond the ends in the end
+    bins), and how many are missing (NaN) in one more bin at the end: one record, one bin."""
     v = np.asarray(values, dtype=np.float64)
     idx = np.clip(np.searchsorted(edges, v, side="right") - 1, 0, edges.size - 2)
     idx[np.isnan(v)] = edges.size - 1  # the missing bin
@@ -187,6 +194,76 @@ def laplace_threshold(b: float, rate: float, bins: int = 1) -> float:
     return float(b) * math.log(bins / (2.0 * rate))
 
 
+def kept_span(h: np.ndarray, b: float, present: float, zero: int | None = None) -> tuple[int, int] | None:
+    """The first and last bins of the kept runs of a noisy histogram (:func:`magnitude_range` says which runs are
+    kept; runs split at bin ``zero``, which is kept on the run threshold alone), or None when none is kept or they
+    hold less than :data:`SCALE_HELD_SHARE` of ``present`` (post-processing)."""
+    above = h > laplace_threshold(b, SCALE_STEP_RATE)
+    kept = np.zeros(h.size, dtype=bool)
+    if zero is not None:
+        kept[zero] = above[zero]
+    runs, start = [], None
+    for k in range(h.size + 1):  # the runs, split at the zero bin
+        if start is not None and (k == h.size or not above[k] or k == zero):
+            runs.append((h[start:k].sum(), start, k))
+            start = None
+        if k < h.size and k != zero and above[k] and start is None:
+            start = k
+    for mass, a, c in runs:
+        if mass > laplace_threshold(b, SCALE_FALSE_BIN_RATE, h.size):
+            kept[a:c] = True
+    if not kept.any():
+        return None
+    i, j = int(np.flatnonzero(kept)[0]), int(np.flatnonzero(kept)[-1])
+    held = h[i:j + 1].sum() + b * math.sqrt(2.0 * (j - i + 1))  # give or take one standard deviation
+    return (i, j) if held >= SCALE_HELD_SHARE * float(present) else None
+
+
+def year_edges() -> np.ndarray:
+    """The public edges of the calendar-year bins of a date column, as days since 1970-01-01: 1 January of
+    every year from :data:`FIRST_YEAR` to :data:`LAST_YEAR` + 1 (dates beyond the ends count in the end bins)."""
+    years = np.array([f"{y}-01-01" for y in range(FIRST_YEAR, LAST_YEAR + 2)], dtype="datetime64[D]")
+    return (years - np.datetime64("1970-01-01", "D")).astype(np.float64)
+
+
+def year_counts(days) -> np.ndarray:
+    """How many of the dates ``days`` fall in each calendar year of :func:`year_edges`, and how many are missing
+    (NaN) in one more bin at the end (one record, one bin; dates beyond the ends count in the end bins)."""
+    return bin_counts(days, year_edges())
+
+
+def noisy_years(days, epsilon: float, source) -> tuple[np.ndarray, float]:
+    """The epsilon-DP year histogram of a date column (its last bin: the missing values) and its Laplace scale
+    ``b = 2 / epsilon``: :func:`year_counts` with Laplace noise (L1 sensitivity 2, as :func:`noisy_magnitudes`).
+    The only access to the values in :func:`approx_year_range`."""
+    counts = year_counts(days)
+    noisy, b = source.add_laplace(counts, SCALE_SENSITIVITY, float(epsilon), counts.size)
+    return np.asarray(noisy, dtype=np.float64), float(b)
+
+
+def approx_year_range(days, epsilon: float, source, n: float | None = None) -> Scale:
+    """An epsilon-DP range of whole calendar years holding the dates ``days`` (days since 1970-01-01, NaN:
+    missing), and the noisy count of the missing ones: the scale step of a date column.
+
+    Notes
+    -----
+    The magnitudes of day numbers are a poor scale for dates (every date from 1992 to 2014 lies in one octave),
+    so a date column's histogram has a bin per calendar year (public edges, :func:`year_edges`) and one for the
+    missing values. One record is in one bin: replacing it moves one count down and one up by at most 1, L1
+    sensitivity 2, Laplace noise of scale ``2 / epsilon`` in every bin, epsilon-DP; the range (runs, kept runs,
+    support: :func:`kept_span`) is post-processing, from 1 January of the first kept year to 31 December of
+    the last. See docs/derivations.md.
+    """
+    edges = year_edges()
+    noisy, b = noisy_years(days, epsilon, source)
+    h, missing = noisy[:-1], float(noisy[-1])
+    present = h.sum() if n is None else float(n) - min(max(missing, 0.0), float(n))
+    span = kept_span(h, float(b), present)
+    if span is None:
+        return Scale(math.nan, math.nan, False, missing, float(b))
+    return Scale(float(edges[span[0]]), float(edges[span[1] + 1]) - 1.0, True, missing, float(b))
+
+
 def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tuple[float, float, bool]:
     """The range of the values read from their noisy magnitude histogram (post-processing): ``(lo, hi, supported)``.
 
@@ -210,25 +287,10 @@ def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tup
     """
     h = np.asarray(noisy, dtype=np.float64)
     edges, zero = magnitude_edges(), h.size // 2
-    above = h > laplace_threshold(b, SCALE_STEP_RATE)
-    kept = np.zeros(h.size, dtype=bool)
-    kept[zero] = above[zero]
-    runs, start = [], None
-    for k in range(h.size + 1):  # the runs, split at the zero bin
-        if start is not None and (k == h.size or not above[k] or k == zero):
-            runs.append((h[start:k].sum(), start, k))
-            start = None
-        if k < h.size and k != zero and above[k] and start is None:
-            start = k
-    for mass, a, c in runs:
-        if mass > laplace_threshold(b, SCALE_FALSE_BIN_RATE, h.size):
-            kept[a:c] = True
-    if not kept.any():
+    span = kept_span(h, b, present, zero)
+    if span is None:
         return math.nan, math.nan, False
-    i, j = int(np.flatnonzero(kept)[0]), int(np.flatnonzero(kept)[-1])
-    held = h[i:j + 1].sum() + b * math.sqrt(2.0 * (j - i + 1))  # give or take one standard deviation
-    if held < SCALE_HELD_SHARE * float(present):
-        return math.nan, math.nan, False
+    i, j = span
     inward, outward = (2.0 ** m for m in margin)
     lo = edges[i] * outward if i < zero else (0.0 if i == zero or edges[i] <= inward else edges[i] / inward)
     if j > zero:
@@ -286,7 +348,7 @@ def readable_grid(lo: float, hi: float) -> np.ndarray:
 
 
 def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), scale_share: float = 0.4,
-                     n: int | None = None, candidates=None, margin=SCALE_MARGIN) -> Scale:
+                     n: int | None = None, candidates=None, margin=SCALE_MARGIN, dates: bool = False) -> Scale:
     """Bounds in two steps, epsilon-DP in total: :func:`approx_range` with ``scale_share * epsilon``,
     then :func:`dp_bounds` over the readable candidates of that range (and the next magnitude
     edge on each side, and 0) with the rest. ``values``: the column's numbers, NaN for its missing
@@ -298,26 +360,43 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
     nearly as likely as the quantile), the range's edges are the bounds and the scale gets all
     of epsilon; when that signal is below ``ln(K / QUANTILE_MISS_RATE)`` for the ``K`` candidates of the
-    range found, the range's edges are the bounds too (the quantiles' share unspent). Returns the
+    range found, the range's edges are the bounds too (the quantiles' share unspent). With ``dates`` (days
+    since 1970-01-01) the range is whole calendar years (:func:`approx_year_range`) and, where the signal is
+    below that line, the quantiles choose among evenly spaced candidates of the grid, ``K =
+    QUANTILE_MISS_RATE e^signal`` of them (at least :data:`MIN_THINNED`), each chosen bound then moved to the
+    next candidate outward. Returns the
     :class:`Scale` of :func:`approx_range` with the bounds as ``lo`` and ``hi``.
     """
     n = len(values) if n is None else int(n)
     signal = (1.0 - scale_share) * epsilon / 2 * min(quantiles[0], 1.0 - quantiles[1]) * n / 2  # eps_q min(q) n / 2
+    scaled = (lambda e: approx_year_range(values, e, source, n)) if dates else (
+        lambda e: approx_range(values, e, source, n, margin))
     if signal < MIN_QUANTILE_SIGNAL:
-        return approx_range(values, epsilon, source, n, margin)
-    scale = approx_range(values, scale_share * epsilon, source, n, margin)
+        return scaled(epsilon)
+    scale = scaled(scale_share * epsilon)
     if not scale.supported:  # no bound: the quantiles' share is left unspent
         return scale
     # the threshold is strict, so the bins at the ends of the data often miss it: one candidate
     # further out on each side (the next edge), not a whole bin of candidates beyond the data,
     # and 0 (a tail of the other sign, too thin for its bins to clear the threshold)
     a, b = scale.lo, scale.hi
-    grid = np.union1d((candidates or readable_grid)(a, b), np.r_[outer_edges(a, b), 0.0])
+    grid = (candidates or readable_grid)(a, b) if dates else np.union1d((candidates or readable_grid)(a, b),
+                                                                         np.r_[outer_edges(a, b), 0.0])
+    coarse = False
     if signal < math.log(grid.size / QUANTILE_MISS_RATE):
         # each of the grid's candidates beyond the data is exp(-signal) as likely as the quantile: with this
         # many of them the choice would often land beyond the data, past the range's own edges (the
-        # quantiles' share is left unspent; the grid is public given the range)
-        return scale
+        # quantiles' share is left unspent; the grid is public given the range) ...
+        k = int(QUANTILE_MISS_RATE * math.exp(signal))
+        if not dates or k < MIN_THINNED:
+            return scale
+        # ... or, for dates (whose range is whole years), every m-th candidate, as many as the signal tells
+        # apart, each bound then widened to the next one outward
+        grid = grid[np.unique(np.round(np.linspace(0, grid.size - 1, k)).astype(int))]
+        coarse = True
     x = np.asarray(values, dtype=np.float64)
     lo, hi = dp_bounds(x[~np.isnan(x)], (1.0 - scale_share) * epsilon, grid, source, quantiles)
+    if coarse:
+        lo = float(grid[max(int(np.searchsorted(grid, lo)) - 1, 0)])
+        hi = float(grid[min(int(np.searchsorted(grid, hi)) + 1, grid.size - 1)])
     return scale._replace(lo=lo, hi=hi, quantiles=True)

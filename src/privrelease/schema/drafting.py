@@ -65,12 +65,22 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
             continue
         present = text[value_classes(text) != 0]
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)
-                      if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing), counts))
+                      if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing,
+                                                                                  facts.step(name)), counts))
     if not cols:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     out: dict = {"na_values": [t for t in NA_TOKENS if t in na]} if na else {}
     out["columns"] = cols
     return out
+
+
+def _finest_unit(days: np.ndarray) -> str:
+    """The coarsest of day, hour, minute and second at which every one of these day numbers is whole."""
+    for unit, per_day in (("day", 1), ("hour", 24), ("minute", 1440)):
+        x = days * per_day
+        if np.all(np.abs(x - np.round(x)) < 1e-6 * max(1.0, per_day / 1440)):
+            return unit
+    return "second"
 
 
 def _warn_left_out(name: str, kind: str) -> None:
@@ -84,8 +94,9 @@ def _warn_left_out(name: str, kind: str) -> None:
                   DataWarning, stacklevel=3)
 
 
-def _drafted_bounds(kind: str, present, has_missing: bool) -> dict:
-    """A numeric (integer) or datetime column's spec from its present values (min and max, widened)."""
+def _drafted_bounds(kind: str, present, has_missing: bool, step: str | None = None) -> dict:
+    """A numeric (integer) or datetime column's spec from its present values (min and max, widened; a date column's
+    step as stated, else the finest its values use)."""
     from .values import as_days, as_numbers, iso_day
 
     if kind == "datetime":
@@ -93,7 +104,7 @@ def _drafted_bounds(kind: str, present, has_missing: bool) -> dict:
         v = v[np.isfinite(v)]
         lo, hi = (float(v.min()), float(v.max())) if v.size else (0.0, 1.0)
         spec = {"type": "datetime", "lower": iso_day(lo), "upper": iso_day(max(math.ceil(hi), math.floor(lo) + 1)),
-                "step": "day"}
+                "step": step or _finest_unit(v)}
     else:
         v = as_numbers(present)
         v = v[np.isfinite(v)]

@@ -259,13 +259,20 @@ class StatedFacts:
     integer: frozenset = frozenset()
     levels: dict | None = None
     complete: frozenset = frozenset()
+    steps: dict | None = None
 
     @classmethod
     def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None,
-           complete=()) -> "StatedFacts":
+           complete=(), steps=None) -> "StatedFacts":
+        steps = {str(k): str(v) for k, v in (steps or {}).items()}
         return cls(label, frozenset(map(str, numeric)), frozenset(map(str, categorical)),
-                   frozenset(map(str, datetime)), frozenset(map(str, integer)),
-                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()}, frozenset(map(str, complete)))
+                   frozenset(map(str, datetime)) | frozenset(steps), frozenset(map(str, integer)),
+                   {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()}, frozenset(map(str, complete)),
+                   steps or None)
+
+    def step(self, name) -> str | None:
+        """The stated step (day, hour, minute or second) of a date column, or None."""
+        return (self.steps or {}).get(str(name))
 
     def names(self) -> set:
         """Every column named by a fact."""
@@ -295,7 +302,7 @@ class StatedFacts:
         keep = lambda s: frozenset(c for c in s if c not in mine)  # noqa: E731
         return StatedFacts(self.label, self.numeric | keep(other.numeric), self.categorical | keep(other.categorical),
                            self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels,
-                           self.complete | other.complete)
+                           self.complete | other.complete, self.steps)
 
 
 def declared_facts(arrow_schema) -> StatedFacts:
