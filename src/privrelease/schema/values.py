@@ -230,7 +230,8 @@ def fresh_identifiers_hint(name: str) -> str:
 
 def label_missing_line(name: str, share: float | None) -> str:
     """The line that says a label has missing values (``share``: a DP estimate, or None)."""
-    about = f" (about {share:.0%} of the records, a DP estimate)" if share is not None else ""
+    about = "" if share is None else (f" (about {share:.1%} of the records, a DP estimate)" if share >= 0.001 else
+                                      " (a DP estimate of a few records at most: it may be the noise alone)")
     return (f"label column '{name}' has missing values{about}: a release refuses them; drop the records without "
             f"a label (publicly) first, or name a class for them with 'missing: LEVEL' in the schema")
 
