@@ -87,7 +87,7 @@ def main(argv=None):
             for name, parts in (("one column", False), ("calendar parts", True))}
     summary = {name: {k: [float(np.mean([r[k] for r in rs])), float(np.std([r[k] for r in rs]))]
                       for k in rs[0] if k != "seed"} for name, rs in runs.items()}
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=HERE, check=False).stdout.strip()
     a.out.write_text(json.dumps({"commit": commit, "records": len(real), "command": "python benchmarks/bench_calendar.py "
                                  + " ".join(argv or sys.argv[1:]), "summary": summary, "runs": runs}, indent=1))
     for name, s in summary.items():

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -266,24 +266,30 @@ class Attributes:
     merges: tuple = ()  # per categorical block: its levels' cells (a tuple of ints), or None (one cell a level)
     cuts: tuple = ()    # per numeric column: the leaf where each cell starts, then its leaves' count; or None (grid)
 
-    @property
+    @cached_property
     def levels(self) -> tuple:
         return tuple(t.level_of(self.node_cells + int(t.missing)) for t in self.trees)
+
+    @cached_property
+    def _starts(self) -> tuple:
+        cuts = self.cuts or (None,) * len(self.trees)
+        return tuple(np.asarray(c, dtype=np.int64) if c is not None else t.grids[lv]
+                     for c, t, lv in zip(cuts, self.trees, self.levels))
 
     @property
     def nan_ok(self) -> tuple:
         return tuple(int(j) for j, t in zip(self.numeric, self.trees) if t.missing)
 
     def starts(self, j: int) -> np.ndarray:
-        """The leaf where each cell of numeric attribute ``j`` starts, and its tree's leaf count at the end."""
-        cut = self.cuts[j] if self.cuts else None
-        return np.asarray(cut, dtype=np.int64) if cut is not None else self.trees[j].grids[self.levels[j]]
+        """The leaf where each cell of numeric attribute ``j`` starts, and its tree's leaf count at the end (made once
+        per attributes: a frozen instance, whose cuts and trees do not change)."""
+        return self._starts[j]
 
     def cell_counts(self, j: int, leaf_counts: np.ndarray) -> np.ndarray:
         """Counts of numeric attribute ``j``'s cells from ``(groups, leaves)`` counts."""
         return np.add.reduceat(leaf_counts, self.starts(j)[:-1], axis=-1)
 
-    @property
+    @cached_property
     def sizes(self) -> tuple:
         return (tuple(self.starts(j).size - 1 for j in range(len(self.trees)))
                 + tuple(e - a if m is None else max(m) + 1 for (a, e), m in zip(self.blocks, self.block_merges))

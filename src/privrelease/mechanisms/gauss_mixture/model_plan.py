@@ -168,6 +168,7 @@ def mass_cuts(tree, mass: np.ndarray, cells: int, allowed=None) -> tuple | None:
     after = np.concatenate([np.cumsum(heavy[::-1])[::-1], [0]])            # after[i]: atoms at or after unit i
     nxt = np.concatenate([np.where(heavy, np.arange(L), L), [L]])
     nxt = np.minimum.accumulate(nxt[::-1])[::-1]                            # nxt[i]: first atom at or after i
+    atoms = np.concatenate([np.cumsum(np.where(heavy, v, 0.0)[::-1])[::-1], [0.0]])  # atoms[i]: their mass from i
     bounds, start, left = [0], 0, int(cells)
     while start < L and left > 1:
         h = int(nxt[start])
@@ -182,7 +183,7 @@ def mass_cuts(tree, mass: np.ndarray, cells: int, allowed=None) -> tuple | None:
             e = min(max(e, start + 1), h)
             if e - 1 > start and abs(light[e - 1] - light[start] - share) < abs(light[e] - light[start] - share):
                 e -= 1
-        if e >= L or light[L] - light[e] + (v[e:] * heavy[e:]).sum() <= tiny:  # the rest is empty: one run
+        if e >= L or light[L] - light[e] + atoms[e] <= tiny:  # the rest is empty: one run
             break
         bounds.append(e)
         start, left = e, left - 1
