@@ -98,7 +98,8 @@ def model_grid(tree) -> None:
 
 def plan_rounds(sizes, candidates, n: int, epsilon: float, delta: float, share: float) -> int:
     """The number of the model's rounds, from public facts (the schema's sizes, n, epsilon, delta): as many as
-    keep the median candidate's expected L1 noise, as a share of the table (``sqrt(2 / pi) sigma_T cells / 2n``,
+    keep the typical candidate's expected L1 noise (its cells the geometric mean of the candidates'), as a share of
+    the table (``sqrt(2 / pi) sigma_T cells / 2n``,
     ``sigma_T = sqrt(T / rho_measure)`` at ``T`` equal rounds), at most ``ROUND_NOISE_TVD``; at least
     ``MODEL_ROUNDS_PER_ATTRIBUTE`` and at most ``MAX_ROUNDS_PER_ATTRIBUTE`` per attribute, and no more than
     the candidates. ``rho_measure`` is the zCDP calibration's (the same in either accounting up to the
@@ -108,7 +109,7 @@ def plan_rounds(sizes, candidates, n: int, epsilon: float, delta: float, share: 
     if not math.isfinite(epsilon) or D.ROUND_NOISE_TVD <= 0:
         return low
     rho_measure = _model_rho(epsilon, delta, "zcdp", share, d)[2]
-    cells = float(np.median([cells_of(sizes, c) for c in candidates]))
+    cells = float(np.exp(np.mean(np.log([cells_of(sizes, c) for c in candidates]))))
     most = rho_measure * (D.ROUND_NOISE_TVD * 2.0 * n / (math.sqrt(2.0 / math.pi) * cells)) ** 2
     return int(max(low, min(math.floor(most), round(D.MAX_ROUNDS_PER_ATTRIBUTE * d), len(candidates))))
 
