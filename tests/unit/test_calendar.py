@@ -139,3 +139,17 @@ def test_the_default_release_keeps_the_hour_of_the_day():
     assert tvd(r.dt.hour.to_numpy(), s.dt.hour.to_numpy(), 24) < 0.1  # 0.054; as one number 0.41
     night = s.dt.hour.isin([22, 23, 0, 1])
     assert (out.data["reason"][night] == "dui").mean() > 0.5  # the label follows the hour: 0.71 (real 0.7; 0.31)
+
+
+def test_the_evaluation_shows_the_hours_and_weekdays():
+    from privrelease.evaluation.fidelity import evaluate
+
+    schema = Schema.from_dict({"columns": {
+        "t": {"type": "datetime", "lower": "2022-01-01", "upper": "2023-12-31", "step": "minute"},
+        "reason": {"type": "categorical", "categories": ["dui", "speed"], "role": "label"}}})
+    real = _stops(3000, 0)
+    flat = real.assign(t=pd.to_datetime(real["t"]).dt.strftime("%Y-%m-%dT12:00"))  # every stop at noon
+    ev = evaluate(real, flat, schema, sdmetrics=False)
+    assert set(ev.calendar["t"]) == {"weekday", "hour_of_day"} and ev.calendar["t"]["weekday"] == 0.0
+    assert ev.calendar["t"]["hour_of_day"] > 0.9 and ev.summary()["hour_of_day_tvd_max"] > 0.9
+    assert "t: TVD of weekday and hour of day" in ev.to_table()

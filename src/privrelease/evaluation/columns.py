@@ -194,6 +194,43 @@ def tvd_3way(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, label: 
     return out
 
 
+def calendar_tvd(real: pd.DataFrame, released: pd.DataFrame, schema) -> dict[str, dict]:
+    """For every date column: the TVD of its values' weekdays and, at a step finer than a day, of their hours of
+    the day (the cycles a reader of dates and times looks at, which the bins of the whole range never show).
+
+    >>> from privrelease.schema import Schema
+    >>> s = Schema.from_dict({"columns": {"t": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-12-31",
+    ...                                         "step": "hour"}}})
+    >>> a = pd.DataFrame({"t": ["2020-01-06T08:00", "2020-01-07T09:00"]})  # a Monday and a Tuesday morning
+    >>> calendar_tvd(a, pd.DataFrame({"t": ["2020-01-06T08:00", "2020-01-06T20:00"]}), s)
+    {'t': {'weekday': 0.5, 'hour_of_day': 0.5}}
+    """
+    from ..schema.dates import DatetimeColumn
+
+    out = {}
+    per_hour = {"hour": 1, "minute": 60, "second": 3600}
+    for col in schema.columns:
+        if not isinstance(col, DatetimeColumn) or col.name not in released.columns:
+            continue
+        r, s = (d[col.name].to_numpy(dtype=float) if pd.api.types.is_numeric_dtype(d[col.name]) else
+                col.to_units(d[col.name]) for d in (real, released))  # units already, or dates
+        r, s = r[~np.isnan(r)], s[~np.isnan(s)]
+        if not r.size or not s.size:
+            continue
+        day = {"day": 1, "hour": 24, "minute": 1440, "second": 86_400}[col.unit]
+        res = {"weekday": _cycle_tvd((np.floor_divide(r, day) + 3) % 7, (np.floor_divide(s, day) + 3) % 7, 7)}
+        if col.unit in per_hour:
+            res["hour_of_day"] = _cycle_tvd(np.floor_divide(r % day, per_hour[col.unit]),
+                                            np.floor_divide(s % day, per_hour[col.unit]), 24)
+        out[col.name] = res
+    return out
+
+
+def _cycle_tvd(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    pa, pb = np.bincount(a.astype(np.int64), minlength=k) / a.size, np.bincount(b.astype(np.int64), minlength=k) / b.size
+    return float(0.5 * np.abs(pa - pb).sum())
+
+
 def majority_rate(real: pd.DataFrame, test: pd.DataFrame, label_col) -> float:
     """Share of ``test`` records whose label is the real table's most frequent declared level (module notes).
 

@@ -61,7 +61,7 @@ from .cells import cell_codes as _cell_codes
 from .cells import check_columns as _check_columns
 from .cells import label_codes, numeric_values
 from .cells import tvd as _tvd
-from .columns import majority_rate, numeric_columns, tvd_3way
+from .columns import calendar_tvd, majority_rate, numeric_columns, tvd_3way
 
 __all__ = ["tvd_1way", "tvd_2way", "correlation_difference", "sdmetrics_quality", "tstr", "evaluate",
            "Evaluation", "PRIVATE_NOTICE"]
@@ -318,6 +318,7 @@ class Evaluation:
     bins_1way: int = 20
     bins_2way: int = 10
     constraints: dict | None = None  # each declared constraint: {"real": share of rows holding it, "released": ...}
+    calendar: dict | None = None  # each date column: {"weekday": TVD, "hour_of_day": TVD (finer than a day)}
     notice: str = field(default=PRIVATE_NOTICE)
 
     @property
@@ -356,6 +357,10 @@ class Evaluation:
                 d[f"{short}_{k}"] = v
         if self.majority_rate is not None:
             d["majority_rate"] = self.majority_rate
+        for kind in ("weekday", "hour_of_day"):
+            vals = [c[kind] for c in (self.calendar or {}).values() if kind in c]
+            if vals:
+                d[f"{kind}_tvd_max"] = max(vals)
         return d
 
     @property
@@ -398,6 +403,7 @@ class Evaluation:
             "majority_rate": self.majority_rate,
             "tstr_below_majority": self.tstr_below_majority,
             "constraints": self.constraints,
+            "calendar": self.calendar,
             "summary": self.summary(),
         }
 
@@ -419,6 +425,9 @@ class Evaluation:
             lines.append(f"{'3-way TVD (pair, label), mean over %d pairs' % len(self.tvd_3way):<46} "
                          f"{self.tvd_3way_mean:.3f}  (worst: {' & '.join(top)} {self.tvd_3way[top]:.3f})")
         lines.append(f"{'correlation difference (mean |r_real - r_rel|)':<46} {self.correlation_difference:.3f}")
+        for name, c in (self.calendar or {}).items():
+            lines.append(f"{name + ': TVD of ' + ' and '.join(k.replace('_', ' ') for k in c):<46} "
+                         + ", ".join(f"{v:.3f}" for v in c.values()))
         if self.sdmetrics:
             lines += [f"{'SDMetrics quality: overall':<46} {self.sdmetrics['overall']:.3f}",
                       f"{'  column shapes':<46} {self.sdmetrics['column_shapes']:.3f}",
@@ -465,7 +474,7 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
         tvd_2way=tvd_2way(real, released, schema, bins_2way),
         correlation_difference=correlation_difference(real, released, schema),
         numeric=numeric_columns(real, released, schema),
-        bins_1way=bins_1way, bins_2way=bins_2way,
+        bins_1way=bins_1way, bins_2way=bins_2way, calendar=calendar_tvd(real, released, schema) or None,
     )
     if col is not None and len(schema.columns) >= 3:
         ev.tvd_3way, ev.label_3way = tvd_3way(real, released, schema, col.name, bins_2way), col.name

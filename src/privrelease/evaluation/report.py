@@ -95,6 +95,8 @@ def _summary_rows(ev: Evaluation) -> list:
     if ev.tvd_3way:
         rows.append((f"3-way TVD (pair, label {ev.label_3way}), mean over pairs", ev.tvd_3way_mean))
     rows.append(("correlation difference (mean |r_real - r_released|)", ev.correlation_difference))
+    for name, c in (ev.calendar or {}).items():
+        rows += [(f"TVD of {name}'s {k.replace('_', ' ')}", v) for k, v in c.items()]
     for k, v in (ev.sdmetrics or {}).items():
         rows.append((f"SDMetrics quality: {k.replace('_', ' ')}", v))
     for k, v in (ev.constraints or {}).items():
