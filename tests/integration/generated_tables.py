@@ -6,7 +6,8 @@ registered mechanism whose declared capabilities the schema needs, and the path 
 * columns: numeric (continuous, with a ``step``, integer; uniform, an atom held by many records, a
   heavy tail beyond the upper bound, a constant), categorical (1 to 6 levels, rare and never-seen
   levels, missing values under a declared ``missing`` level, undeclared values under an ``other``
-  level or, rarely, refused), datetime (ISO text at day, hour, minute or second steps), ``missing:
+  level or, rarely, refused), datetime (ISO text at day, hour, minute or second steps), time of day
+  (``H:MM``, ``HH:MM:SS`` at hour, minute or second steps), ``missing:
   allowed`` on numeric and datetime columns (none, some or all missing), a label with 1 to 5 levels or
   none, rarely a regression target;
 * sizes: tiny tables (1 to 50 records), small ones, and some of a few thousand records (the default
@@ -29,7 +30,7 @@ from hypothesis import strategies as st
 
 from privrelease.mechanisms import list_mechanisms
 from privrelease.schema import Schema
-from privrelease.schema.dates import DatetimeColumn
+from privrelease.schema.dates import DatetimeColumn, TimeColumn
 from privrelease.schema.precision import decimals
 
 #: Generated features switched off while the code cannot release them yet (each name is one gap;
@@ -48,6 +49,7 @@ PATHS = ("cli", "stream", "api")
 MAX_CHUNKS = 12  # a streamed release reads at most this many chunks (each costs milliseconds per pass)
 EPSILONS = (0.3, 1.0, 4.0)
 DT_FORMATS = {"day": "%Y-%m-%d", "hour": "%Y-%m-%dT%H:00", "minute": "%Y-%m-%dT%H:%M", "second": "%Y-%m-%dT%H:%M:%S"}
+TIME_SHOWN = {"hour": r"\d\d:00", "minute": r"\d\d:\d\d", "second": r"\d\d:\d\d:\d\d"}
 DT_SHOWN = {"day": r"\d{4}-\d\d-\d\d", "hour": r"\d{4}-\d\d-\d\dT\d\d:00", "minute": r"\d{4}-\d\d-\d\dT\d\d:\d\d",
             "second": r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"}
 
@@ -185,6 +187,21 @@ def datetime_columns(draw, name: str, n: int, rng: np.random.Generator):
     return spec, text
 
 
+@st.composite
+def time_columns(draw, name: str, n: int, rng: np.random.Generator):
+    """A time of day (``type: time``) at an hour, minute or second step, written ``H:MM``, ``HH:MM`` or
+    ``HH:MM:SS`` whatever the step, sometimes missing."""
+    unit = draw(st.sampled_from(["hour", "minute", "second"]))
+    sec = rng.integers(0, 86_400, n)
+    fmt = draw(st.sampled_from(["{h}:{m:02d}", "{h:02d}:{m:02d}", "{h:02d}:{m:02d}:{s:02d}"]))
+    text = np.array([fmt.format(h=x // 3600, m=x // 60 % 60, s=x % 60) for x in sec.tolist()], dtype=object)
+    spec = {"type": "time", "step": unit}
+    if draw(st.booleans()):
+        spec["missing"] = "allowed"
+        text[rng.random(n) < draw(st.sampled_from([0.0, 0.2, 1.0]))] = None
+    return spec, text
+
+
 # ---- cases ----------------------------------------------------------------------------------------
 
 #: Tiny tables (1 to 50 records) in three cases of five, small ones, and a few thousand records in one of five.
@@ -198,12 +215,13 @@ def cases(draw) -> Case:
     n = draw(SIZES)
     seed = draw(st.integers(0, 2**16))
     rng = np.random.default_rng(seed)
-    kinds = draw(st.lists(st.sampled_from(["numeric", "numeric", "categorical", "datetime"]), min_size=1, max_size=5))
+    kinds = draw(st.lists(st.sampled_from(["numeric", "numeric", "categorical", "datetime", "time"]), min_size=1,
+                          max_size=5))
     specs, data = {}, {}
     for i, kind in enumerate(kinds):
         name = f"{kind[:3]}{i}"
         strategy = {"numeric": numeric_columns, "categorical": categorical_columns,
-                    "datetime": datetime_columns}[kind]
+                    "datetime": datetime_columns, "time": time_columns}[kind]
         specs[name], data[name] = draw(strategy(name, n, rng))
     if draw(st.integers(0, 3)) > 0:  # a label in three tables of four
         specs["label"], data["label"] = draw(categorical_columns("label", n, rng, label=True))
@@ -274,7 +292,8 @@ def check_release(case: Case, out: pd.DataFrame) -> None:
             bad = sorted(set(values) - levels)
             assert not bad, f"column {c.name!r} released undeclared levels {bad[:5]}"
         elif isinstance(c, DatetimeColumn):
-            bad = [v for v in values if not re.fullmatch(DT_SHOWN[c.unit], v)]
+            shown = TIME_SHOWN if isinstance(c, TimeColumn) else DT_SHOWN
+            bad = [v for v in values if not re.fullmatch(shown[c.unit], v)]
             assert not bad, f"column {c.name!r} released times not at its step {c.unit}: {bad[:5]}"
             units = c.to_units(pd.Series(list(values), dtype=object))
             assert ((units >= c.lower) & (units <= c.upper)).all(), f"column {c.name!r} released times out of bounds"

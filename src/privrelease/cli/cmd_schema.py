@@ -34,6 +34,8 @@ def schema_draft(
     datetime: Optional[str] = typer.Option(None, "--datetime", help="Comma-separated date columns (ISO dates); "
                                            "COLUMN=hour (minute, second) states the step of a date-time column "
                                            "(else the DP draft writes step: day)."),
+    time: Optional[str] = typer.Option(None, "--time", help="Comma-separated time-of-day columns (13:45, "
+                                       "13:45:30); COLUMN=second (hour) states the step (default minute)."),
     levels: Optional[Path] = typer.Option(None, "--levels", help="YAML file COLUMN: [level, ...] of declared "
                                           "(public) levels: no budget spent on those columns."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="DP draft: charge the draft to this ledger."),
@@ -51,9 +53,10 @@ def schema_draft(
     from ..schema import draft_schema_dict
     from ..schema.values import StatedFacts
 
-    dates, steps = _dates(datetime)
+    (dates, steps), (times, time_steps) = _dates(datetime), _dates(time, "--time", ("hour", "minute", "second"))
     df, facts = _table_and_facts(input, sep, encoding, columns, StatedFacts.of(
-        label, _names(numeric), _names(categorical), dates, _names(integer), _levels(levels), steps=steps))
+        label, _names(numeric), _names(categorical), dates, _names(integer), _levels(levels),
+        steps={**steps, **time_steps}, time=times))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)
         return
@@ -107,15 +110,16 @@ def _names(text: Optional[str]) -> list:
     return [c.strip() for c in text.split(",") if c.strip()] if text else []
 
 
-def _dates(text: str | None) -> tuple[list, dict]:
-    """``--datetime a,b=minute``: the date columns, and the steps stated for some of them."""
+def _dates(text: str | None, option: str = "--datetime", units=None) -> tuple[list, dict]:
+    """``--datetime a,b=minute`` (or ``--time``): the columns, and the steps stated for some of them."""
     from ..schema.dates import UNITS
 
+    units = tuple(units or UNITS)
     names, steps = [], {}
     for item in _names(text):
         name, _, step = (x.strip() for x in item.partition("="))
-        if step and step not in UNITS:
-            err(f"--datetime {item}: the step of a date column is one of {', '.join(UNITS)}, got {step!r}")
+        if step and step not in units:
+            err(f"{option} {item}: the step of such a column is one of {', '.join(units)}, got {step!r}")
         names.append(name)
         if step:
             steps[name] = step

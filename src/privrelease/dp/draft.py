@@ -251,7 +251,20 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return None
     if kind == "categorical":
         return _categorical_column(text, name, eps, ctx)
+    if kind == "time":
+        return _time_column(text, name, eps, ctx)
     return with_timezone(_bounded_column(text, name, kind, eps, ctx), counts)
+
+
+def _time_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
+    """A stated time-of-day column: its bounds are a day's (public), its step as stated (else a minute); its
+    histogram of magnitudes, spending ``eps``, is read for the missing bin alone (as with a public range)."""
+    spec: dict = {"type": "time", "step": ctx.facts.step(name) or "minute"}
+    v = np.where(value_classes(text) == 0, np.nan, 0.0)
+    noisy, b = noisy_magnitudes(v, eps, ctx.source)
+    if name not in ctx.facts.complete and float(noisy[-1]) > laplace_threshold(b, MISSING_FLAG_RATE):
+        spec["missing"] = "allowed"
+    return spec
 
 
 def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts, float]:

@@ -205,7 +205,7 @@ def calendar_tvd(real: pd.DataFrame, released: pd.DataFrame, schema) -> dict[str
     >>> calendar_tvd(a, pd.DataFrame({"t": ["2020-01-06T08:00", "2020-01-06T20:00"]}), s)
     {'t': {'weekday': 0.5, 'hour_of_day': 0.5}}
     """
-    from ..schema.dates import DatetimeColumn
+    from ..schema.dates import DatetimeColumn, TimeColumn
 
     out = {}
     per_hour = {"hour": 1, "minute": 60, "second": 3600}
@@ -218,7 +218,8 @@ def calendar_tvd(real: pd.DataFrame, released: pd.DataFrame, schema) -> dict[str
         if not r.size or not s.size:
             continue
         day = {"day": 1, "hour": 24, "minute": 1440, "second": 86_400}[col.unit]
-        res = {"weekday": _cycle_tvd((np.floor_divide(r, day) + 3) % 7, (np.floor_divide(s, day) + 3) % 7, 7)}
+        res = {} if isinstance(col, TimeColumn) else {  # a time of day: no weekday
+            "weekday": _cycle_tvd((np.floor_divide(r, day) + 3) % 7, (np.floor_divide(s, day) + 3) % 7, 7)}
         if col.unit in per_hour:
             res["hour_of_day"] = _cycle_tvd(np.floor_divide(r % day, per_hour[col.unit]),
                                             np.floor_divide(s % day, per_hour[col.unit]), 24)

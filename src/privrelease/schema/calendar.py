@@ -39,11 +39,12 @@ _PER_DAY = {"day": 1, "hour": 24, "minute": 1440, "second": 86_400}
 def calendar_parts(schema) -> tuple:
     """The :class:`CalendarParts` of every date-time column of ``schema`` (a unit finer than a day, bounds at
     least :data:`MIN_DAYS` days apart; not a label or a target, nor a column that a constraint derives)."""
-    from .dates import DatetimeColumn
+    from .dates import DatetimeColumn, TimeColumn
 
     derived = {n for c in schema.constraints for n in c.derived}
     return tuple(CalendarParts(col.name) for col in schema.columns
-                 if isinstance(col, DatetimeColumn) and col.role not in ("label", "target")
+                 if isinstance(col, DatetimeColumn) and not isinstance(col, TimeColumn)
+                 and col.role not in ("label", "target")
                  and col.name not in derived and _PER_DAY[col.unit] > 1
                  and (col.upper - col.lower + 1) / _PER_DAY[col.unit] >= MIN_DAYS)
 

@@ -60,11 +60,15 @@ class DatetimeColumn(NumericColumn):
         object.__setattr__(self, "integer", True)
         super().__post_init__()
 
-    def to_dict(self) -> dict:
+    def _spec(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": "datetime", "lower": self.iso(self.lower), "upper": self.iso(self.upper),
                              "step": self.unit}
         if self.timezone is not None:
             d["timezone"] = self.timezone
+        return d
+
+    def to_dict(self) -> dict:
+        d = self._spec()
         if self.missing is not None:
             d["missing"] = self.missing
         if self.role not in (None, "feature"):
@@ -74,6 +78,10 @@ class DatetimeColumn(NumericColumn):
     def iso(self, units: float) -> str:
         """The ISO text of a whole number of units since 1970-01-01."""
         return str(format_units(np.array([units], dtype=np.float64), self.unit)[0])
+
+    def format_values(self, v: np.ndarray) -> np.ndarray:
+        """The released texts of whole units (None where NaN), in the column's convention."""
+        return format_units(v, self.unit, self.timezone)
 
     def to_units(self, s: pd.Series, row_offset: int = 0) -> np.ndarray:
         """Whole units since 1970-01-01 of a column of dates (NaN where missing); unreadable text is refused.
@@ -103,6 +111,87 @@ class DatetimeColumn(NumericColumn):
         ok = ns.notna().to_numpy()
         out[ok] = np.floor_divide(ns.to_numpy()[ok].view(np.int64), _NS[self.unit])
         return out
+
+
+_PER_DAY = {"hour": 24, "minute": 1440, "second": 86_400}
+_TIME = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d*)?)?")
+
+
+@dataclass(frozen=True)
+class TimeColumn(DatetimeColumn):
+    """A time of day (``13:45``, ``07:05:30``; no date), released at the precision of ``unit`` (hour, minute or
+    second) as ``HH:MM`` (``HH:MM:SS`` at the second): whole units since midnight, on the public bounds of one day
+    (00:00 to the day's last unit), so every mechanism treats it as an integer column. ``missing="allowed"`` lets it
+    hold missing values.
+
+    >>> c = TimeColumn("at", 0, 1, unit="minute")
+    >>> c.lower, c.upper, c.to_units(pd.Series(["13:45", "7:05:59", None])).tolist(), c.iso(825)
+    (0.0, 1439.0, [825.0, 425.0, nan], '13:45')
+    """
+
+    unit: str = "minute"
+
+    def __post_init__(self):
+        if self.unit not in _PER_DAY:
+            raise SchemaError(f"column '{self.name}': the step of a time column must be one of "
+                              f"{', '.join(_PER_DAY)}, got {shorten(self.unit)}")
+        if self.step is not None or self.timezone is not None:
+            raise SchemaError(f"column '{self.name}': a time column takes its precision as its step "
+                              f"({', '.join(_PER_DAY)}) and no timezone")
+        object.__setattr__(self, "lower", 0.0)
+        object.__setattr__(self, "upper", float(_PER_DAY[self.unit] - 1))
+        object.__setattr__(self, "integer", True)
+        NumericColumn.__post_init__(self)
+
+    def _spec(self) -> dict[str, Any]:
+        return {"type": "time", "step": self.unit}
+
+    def iso(self, units: float) -> str:
+        return str(self.format_values(np.array([units], dtype=np.float64))[0])
+
+    def format_values(self, v: np.ndarray) -> np.ndarray:
+        out = np.full(len(v), None, dtype=object)
+        ok = ~np.isnan(v)
+        sec = np.rint(v[ok]).astype(np.int64) * (86_400 // _PER_DAY[self.unit])
+        h, m, s = sec // 3600, sec // 60 % 60, sec % 60
+        out[ok] = [f"{a:02d}:{b:02d}:{c:02d}" if self.unit == "second" else f"{a:02d}:{b:02d}"
+                   for a, b, c in zip(h.tolist(), m.tolist(), s.tolist())]
+        return out
+
+    def to_units(self, s: pd.Series, row_offset: int = 0) -> np.ndarray:
+        """Whole units since midnight of a column of times of day (``H:MM``, ``HH:MM:SS``, Python times; NaN where
+        missing), each value read on its own; anything else is refused."""
+        if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s) and not s.isna().all():
+            raise InputDataError(f"column '{self.name}' is a time column but holds numbers; give its values as "
+                                 f"times of day (13:45 or 13:45:30)")
+        out = np.full(len(s), np.nan)
+        bad = np.zeros(len(s), dtype=bool)
+        per = 86_400 // _PER_DAY[self.unit]
+        for i, v in enumerate(s.tolist()):
+            if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT or (isinstance(v, str) and
+                                                                                       not v.strip()):
+                continue
+            if isinstance(v, _dt.time):
+                sec = v.hour * 3600 + v.minute * 60 + v.second
+            else:
+                m = _TIME.fullmatch(str(v).strip())
+                if m is None or int(m.group(1)) > 23 or int(m.group(2)) > 59 or int(m.group(3) or 0) > 59:
+                    bad[i] = True
+                    continue
+                sec = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
+            out[i] = sec // per
+        if bad.any():
+            rows = (np.flatnonzero(bad)[:5] + row_offset).tolist()
+            raise InputDataError(f"column '{self.name}' is a time column but has {int(bad.sum())} value(s) that are "
+                                 f"not times of day (first rows {rows}), e.g. "
+                                 f"{shorten_list(sorted(map(str, s[bad].unique()))[:5])}")
+        return out
+
+
+def time_from_dict(name: str, spec) -> TimeColumn:
+    """A :class:`TimeColumn` from its YAML form ``{type: time, step, missing, role}``."""
+    return TimeColumn(name=name, lower=0.0, upper=1.0, role=spec.get("role"), missing=spec.get("missing"),
+                      unit=spec.get("step", "minute"))
 
 
 def parse_iso(values: pd.Series) -> pd.Series:

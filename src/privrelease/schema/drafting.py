@@ -64,6 +64,10 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
             cols[name] = declared_levels_spec(facts.levels[name], name == facts.label, missing=has_missing)
             continue
         present = text[value_classes(text) != 0]
+        if kind == "time":  # a day's bounds; the step as stated, else the finest the values use
+            cols[name] = {"type": "time", "step": facts.step(name) or ("second" if present.str.fullmatch(
+                r"\s*\d{1,2}:\d{2}:\d{2}.*").any() else "minute"), **({"missing": "allowed"} if has_missing else {})}
+            continue
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)
                       if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing,
                                                                                   facts.step(name)), counts))

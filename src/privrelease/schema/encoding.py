@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import PRIVATE_PREFIX, InputDataError, PrivateDataWarning, SchemaError, shorten, shorten_list
-from .dates import DatetimeColumn, format_units
+from .dates import DatetimeColumn
 from .precision import is_whole, significant, snap
 from .schema import CategoricalColumn, NumericColumn, Schema
 
@@ -281,7 +281,7 @@ def decode_numeric(c: NumericColumn, x: np.ndarray):
         v = significant(v)  # the encoded scale's last bits: 27.000000000000004 is written 27
     v[miss] = np.nan
     if isinstance(c, DatetimeColumn):
-        return format_units(v, c.unit, c.timezone)
+        return c.format_values(v)
     if is_whole(c.lower, c.upper, step):
         if miss.any() or c.missing == "allowed":
             arr = pd.array(np.where(miss, 0, v).astype(np.int64), dtype="Int64")

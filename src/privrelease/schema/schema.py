@@ -183,6 +183,7 @@ _COLUMN_KEYS = {
     "numeric": {"type", "lower", "upper", "integer", "role", "step", "missing"},
     "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
     "datetime": {"type", "lower", "upper", "step", "timezone", "role", "missing"},
+    "time": {"type", "step", "role", "missing"},
 }
 _TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance",
              "constraints"}
@@ -417,7 +418,7 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         raise SchemaError(f"column '{name}': spec must be a mapping with a 'type', got {spec!r}")
     ctype = spec.get("type")
     if ctype not in _COLUMN_KEYS:
-        raise SchemaError(f"column '{name}': type must be 'numeric', 'categorical' or 'datetime', got {ctype!r}")
+        raise SchemaError(f"column '{name}': type must be 'numeric', 'categorical', 'datetime' or 'time', got {ctype!r}")
     unknown = set(spec) - _COLUMN_KEYS[ctype]
     if unknown:
         raise SchemaError(
@@ -429,6 +430,10 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         from .dates import datetime_from_dict
 
         return datetime_from_dict(name, spec)
+    if ctype == "time":
+        from .dates import time_from_dict
+
+        return time_from_dict(name, spec)
     if ctype == "numeric":
         for k in ("lower", "upper"):
             if k not in spec:

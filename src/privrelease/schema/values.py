@@ -261,15 +261,17 @@ class StatedFacts:
     levels: dict | None = None
     complete: frozenset = frozenset()
     steps: dict | None = None
+    time: frozenset = frozenset()
 
     @classmethod
     def of(cls, label=None, numeric=(), categorical=(), datetime=(), integer=(), levels=None,
-           complete=(), steps=None) -> "StatedFacts":
+           complete=(), steps=None, time=()) -> "StatedFacts":
         steps = {str(k): str(v) for k, v in (steps or {}).items()}
+        time = frozenset(map(str, time))
         return cls(label, frozenset(map(str, numeric)), frozenset(map(str, categorical)),
-                   frozenset(map(str, datetime)) | frozenset(steps), frozenset(map(str, integer)),
+                   frozenset(map(str, datetime)) | (frozenset(steps) - time), frozenset(map(str, integer)),
                    {str(k): [str(v) for v in vs] for k, vs in (levels or {}).items()}, frozenset(map(str, complete)),
-                   steps or None)
+                   steps or None, time)
 
     def step(self, name) -> str | None:
         """The stated step (day, hour, minute or second) of a date column, or None."""
@@ -277,7 +279,7 @@ class StatedFacts:
 
     def names(self) -> set:
         """Every column named by a fact."""
-        return (set(self.numeric) | set(self.categorical) | set(self.datetime) | set(self.integer)
+        return (set(self.numeric) | set(self.categorical) | set(self.datetime) | set(self.integer) | set(self.time)
                 | set(self.levels or {}) | set(self.complete) | ({self.label} if self.label is not None else set()))
 
     def kind(self, name) -> str | None:
@@ -289,12 +291,14 @@ class StatedFacts:
             return "integer"
         if name in self.numeric:
             return "numeric"
+        if name in self.time:
+            return "time"
         return "datetime" if name in self.datetime else None
 
     def conflicts(self) -> list[str]:
         """Columns stated with two kinds."""
         groups = [set(self.categorical) | set(self.levels or {}) | ({self.label} - {None}),
-                  set(self.numeric) | set(self.integer), set(self.datetime)]
+                  set(self.numeric) | set(self.integer), set(self.datetime), set(self.time)]
         return sorted({c for i, g in enumerate(groups) for h in groups[i + 1:] for c in g & h})
 
     def merged(self, other: "StatedFacts") -> "StatedFacts":
@@ -303,7 +307,7 @@ class StatedFacts:
         keep = lambda s: frozenset(c for c in s if c not in mine)  # noqa: E731
         return StatedFacts(self.label, self.numeric | keep(other.numeric), self.categorical | keep(other.categorical),
                            self.datetime | keep(other.datetime), self.integer | keep(other.integer), self.levels,
-                           self.complete | other.complete, self.steps)
+                           self.complete | other.complete, self.steps, self.time)
 
 
 def declared_facts(arrow_schema) -> StatedFacts:
