@@ -183,6 +183,8 @@ def mechanisms(as_json: bool = typer.Option(False, "--json", help="Machine-reada
         typer.echo(f"{pad}columns: {i['columns']}")
         if i.get("missing_numeric"):
             typer.echo(f"{pad}releases missing numeric values (columns with 'missing: allowed')")
+        if i.get("calendar_parts"):
+            typer.echo(f"{pad}releases a date-time column as its day and its time of day (two columns inside)")
         if i.get("explanation"):
             typer.echo(f"{pad}{i['explanation']}")
         for key, meaning in (i.get("parameters") or {}).items():

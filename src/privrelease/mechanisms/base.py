@@ -298,6 +298,7 @@ class Mechanism(BaseEstimator):
             "summary": cls.summary,
             "columns": cls.columns,
             "missing_numeric": cls.capabilities.missing_numeric,
+            "calendar_parts": cls.capabilities.calendar_parts,
             "parameters": cls.parameter_docs(),
         }
 
