@@ -64,3 +64,11 @@ def test_a_stated_time_column_is_drafted_with_its_step():
     d = dp_draft(real, 1.0, 1e-6, rng=0, facts=StatedFacts.of("y", time=["t"]))
     assert d.schema["columns"]["t"]["step"] == "minute"
     assert StatedFacts.of(time=["t"], datetime=["t"]).conflicts() == ["t"]
+
+
+def test_the_evaluation_reads_times_as_units_since_midnight():
+    from privrelease.evaluation.cells import numeric_values
+
+    col = _schema()["t"]
+    assert numeric_values(pd.Series(["13:45", "bad", None]), col).tolist()[:1] == [825.0]
+    assert np.isnan(numeric_values(pd.Series(["13:45", "bad", None]), col)[1:]).all()

@@ -53,6 +53,8 @@ def numeric_values(s: pd.Series, col) -> np.ndarray:
     """
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         return _seconds(s) / unit_seconds(col)
+    if hasattr(col, "to_units") and not is_datetime(col) and not pd.api.types.is_numeric_dtype(s.dtype):
+        return col.to_units(s, strict=False)  # a time of day: units since midnight
     v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
     if col is not None and is_datetime(col) and not pd.api.types.is_numeric_dtype(s.dtype):
         text = s.notna().to_numpy() & np.isnan(v)

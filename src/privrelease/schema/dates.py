@@ -158,9 +158,9 @@ class TimeColumn(DatetimeColumn):
                    for a, b, c in zip(h.tolist(), m.tolist(), s.tolist())]
         return out
 
-    def to_units(self, s: pd.Series, row_offset: int = 0) -> np.ndarray:
+    def to_units(self, s: pd.Series, row_offset: int = 0, strict: bool = True) -> np.ndarray:
         """Whole units since midnight of a column of times of day (``H:MM``, ``HH:MM:SS``, Python times; NaN where
-        missing), each value read on its own; anything else is refused."""
+        missing), each value read on its own; anything else is refused (NaN when not ``strict``)."""
         if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s) and not s.isna().all():
             raise InputDataError(f"column '{self.name}' is a time column but holds numbers; give its values as "
                                  f"times of day (13:45 or 13:45:30)")
@@ -180,7 +180,7 @@ class TimeColumn(DatetimeColumn):
                     continue
                 sec = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
             out[i] = sec // per
-        if bad.any():
+        if bad.any() and strict:
             rows = (np.flatnonzero(bad)[:5] + row_offset).tolist()
             raise InputDataError(f"column '{self.name}' is a time column but has {int(bad.sum())} value(s) that are "
                                  f"not times of day (first rows {rows}), e.g. "
