@@ -135,7 +135,7 @@ SCALE_HELD_SHARE = 0.9  # a range holding less of the (noisy) values is not supp
 SCALE_MARGIN = (2, 2)  # octaves added to the range towards 0 and away from 0 (tails too thin for their bins)
 MIN_QUANTILE_SIGNAL = 3.0  # below it, the quantile step is skipped (see dp_scaled_bounds)
 QUANTILE_MISS_RATE = 0.1  # the quantile step runs where its choice lands beyond the data at most this often
-MIN_THINNED = 8  # a thinned grid (dp_scaled_bounds' thin) needs at least this many candidates
+MIN_THINNED = 8  # a thinned grid of a date's candidates (dp_scaled_bounds) holds at least this many
 FIRST_YEAR, LAST_YEAR = 1900, 2100  # a date column's year bins (approx_year_range); dates beyond count in the end bins
 
 

@@ -250,7 +250,7 @@ def check_constraints(cls, schema: Schema, params: dict) -> ConstraintSet:
         raise SchemaError(f"the schema states constraints, which mechanism '{cls.name}' cannot honour: its output "
                           f"is not records in the schema's columns; use a mechanism that releases records (the "
                           f"default), or remove 'constraints'")
-    if records and cls.capabilities.calendar_parts:  # dates released as their week, weekday and time of day
+    if records and cls.capabilities.calendar_parts:  # date-times released as their day and time of day
         constraints = ConstraintSet(schema, schema.constraints + calendar_parts(schema))
     return constraints
 
