@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..errors import InputDataError
 from ..schema import Schema
-from ..schema.dates import parse_iso
+from ..schema.dates import TimeColumn, parse_iso
 from .distribution import discretize
 
 UNIT_SECONDS = {"day": 86400.0, "hour": 3600.0, "minute": 60.0, "second": 1.0}
@@ -53,7 +53,7 @@ def numeric_values(s: pd.Series, col) -> np.ndarray:
     """
     if pd.api.types.is_datetime64_any_dtype(s.dtype):
         return _seconds(s) / unit_seconds(col)
-    if hasattr(col, "to_units") and not is_datetime(col) and not pd.api.types.is_numeric_dtype(s.dtype):
+    if isinstance(col, TimeColumn) and not pd.api.types.is_numeric_dtype(s.dtype):
         return col.to_units(s, strict=False)  # a time of day: units since midnight
     v = pd.to_numeric(s, errors="coerce").to_numpy(dtype=float)
     if col is not None and is_datetime(col) and not pd.api.types.is_numeric_dtype(s.dtype):

@@ -205,10 +205,9 @@ def calendar_tvd(real: pd.DataFrame, released: pd.DataFrame, schema) -> dict[str
     >>> calendar_tvd(a, pd.DataFrame({"t": ["2020-01-06T08:00", "2020-01-06T20:00"]}), s)
     {'t': {'weekday': 0.5, 'hour_of_day': 0.5}}
     """
-    from ..schema.dates import DatetimeColumn, TimeColumn
+    from ..schema.dates import UNITS_PER_DAY, DatetimeColumn, TimeColumn
 
     out = {}
-    per_hour = {"hour": 1, "minute": 60, "second": 3600}
     for col in schema.columns:
         if not isinstance(col, DatetimeColumn) or col.name not in released.columns:
             continue
@@ -217,12 +216,12 @@ def calendar_tvd(real: pd.DataFrame, released: pd.DataFrame, schema) -> dict[str
         r, s = r[~np.isnan(r)], s[~np.isnan(s)]
         if not r.size or not s.size:
             continue
-        day = {"day": 1, "hour": 24, "minute": 1440, "second": 86_400}[col.unit]
+        day = UNITS_PER_DAY[col.unit]
         res = {} if isinstance(col, TimeColumn) else {  # a time of day: no weekday
             "weekday": _cycle_tvd((np.floor_divide(r, day) + 3) % 7, (np.floor_divide(s, day) + 3) % 7, 7)}
-        if col.unit in per_hour:
-            res["hour_of_day"] = _cycle_tvd(np.floor_divide(r % day, per_hour[col.unit]),
-                                            np.floor_divide(s % day, per_hour[col.unit]), 24)
+        if day > 1:
+            per_hour = day // 24
+            res["hour_of_day"] = _cycle_tvd(np.floor_divide(r % day, per_hour), np.floor_divide(s % day, per_hour), 24)
         out[col.name] = res
     return out
 

@@ -242,17 +242,15 @@ def check_constraints(cls, schema: Schema, params: dict) -> ConstraintSet:
     columns (they are honoured by mapping released records back to those columns)."""
     import inspect
 
-    constraints = ConstraintSet(schema, schema.constraints)
     declared = inspect.signature(cls.__init__).parameters.get("output_space")  # the estimator's default
     space = params.get("output_space", "original" if declared is None else declared.default)
     records = cls.capabilities.output_space == "schema" and space == "original"
-    if constraints and not records:
+    if schema.constraints and not records:
         raise SchemaError(f"the schema states constraints, which mechanism '{cls.name}' cannot honour: its output "
                           f"is not records in the schema's columns; use a mechanism that releases records (the "
                           f"default), or remove 'constraints'")
-    if records and cls.capabilities.calendar_parts:  # date-times released as their day and time of day
-        constraints = ConstraintSet(schema, schema.constraints + calendar_parts(schema))
-    return constraints
+    parts = calendar_parts(schema) if records and cls.capabilities.calendar_parts else ()  # day, time of day
+    return ConstraintSet(schema, schema.constraints + parts)
 
 
 def check_missing_numeric(cls, schema: Schema) -> None:

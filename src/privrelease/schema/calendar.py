@@ -29,11 +29,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import InputDataError
+
+def _per_day(unit: str) -> int:
+    """Units of a date-time's step in one day (:data:`~.dates.UNITS_PER_DAY`; imported here, not at the top: the
+    dates module imports the schema, which imports this module through the constraints)."""
+    from .dates import UNITS_PER_DAY
+
+    return UNITS_PER_DAY[unit]
 
 #: The time of day is a part of its own when the bounds span at least this many days.
 MIN_DAYS = 2
-_PER_DAY = {"day": 1, "hour": 24, "minute": 1440, "second": 86_400}
 
 
 def calendar_parts(schema) -> tuple:
@@ -45,8 +50,8 @@ def calendar_parts(schema) -> tuple:
     return tuple(CalendarParts(col.name) for col in schema.columns
                  if isinstance(col, DatetimeColumn) and not isinstance(col, TimeColumn)
                  and col.role not in ("label", "target")
-                 and col.name not in derived and _PER_DAY[col.unit] > 1
-                 and (col.upper - col.lower + 1) / _PER_DAY[col.unit] >= MIN_DAYS)
+                 and col.name not in derived and _per_day(col.unit) > 1
+                 and (col.upper - col.lower + 1) / _per_day(col.unit) >= MIN_DAYS)
 
 
 @dataclass(frozen=True)
@@ -81,7 +86,7 @@ class CalendarParts:
         from .schema import NumericColumn
 
         col = schema[self.column]
-        per_day = _PER_DAY[col.unit]
+        per_day = _per_day(col.unit)
         missing = "allowed" if col.missing == "allowed" else None
         day, tod = self.names
         return [NumericColumn(day, float(col.lower // per_day), float(col.upper // per_day), integer=True,
@@ -95,14 +100,13 @@ class CalendarParts:
         units = col.to_units(df[self.column], row_offset)
         out = (units < col.lower) | (units > col.upper)
         if out.any() and policy == "error":
-            rows = (np.flatnonzero(out)[:5] + row_offset).tolist()
-            raise InputDataError(f"column '{col.name}' has {int(out.sum())} value(s) outside the declared bounds "
-                                 f"[{col.iso(col.lower)}, {col.iso(col.upper)}] (first rows {rows}); use "
-                                 f"--on-out-of-bounds clip to clip them")
+            from .encoding import out_of_bounds_error
+
+            raise out_of_bounds_error(col, out, row_offset)
         units = np.clip(units, col.lower, col.upper)  # NaN stays NaN
-        day = np.floor_divide(units, _PER_DAY[col.unit])
+        day = np.floor_divide(units, _per_day(col.unit))
         df[self.names[0]] = day
-        df[self.names[1]] = units - day * _PER_DAY[col.unit]
+        df[self.names[1]] = units - day * _per_day(col.unit)
         return int(out.sum())
 
     def complete(self, out: pd.DataFrame, schema) -> None:
@@ -120,5 +124,5 @@ class CalendarParts:
         pool = tod[present & ~np.isnan(tod)]
         if gap.any():
             tod[gap] = pool[np.arange(int(gap.sum())) % pool.size] if pool.size else 0.0
-        units = np.where(present, np.clip(day * _PER_DAY[col.unit] + tod, col.lower, col.upper), np.nan)
+        units = np.where(present, np.clip(day * _per_day(col.unit) + tod, col.lower, col.upper), np.nan)
         out[self.column] = format_units(units, col.unit, col.timezone)

@@ -25,6 +25,8 @@ from .schema import NumericColumn
 UNITS = {"day": "D", "hour": "h", "minute": "m", "second": "s"}
 _SHOWN = {"day": "D", "hour": "m", "minute": "m", "second": "s"}  # an hour is written 2020-01-01T13:00
 _NS = {"day": 86_400 * 10**9, "hour": 3_600 * 10**9, "minute": 60 * 10**9, "second": 10**9}
+#: Units of each step in one day (1 for a day): a date-time's day and time of day, a time column's bounds.
+UNITS_PER_DAY = {unit: _NS["day"] // ns for unit, ns in _NS.items()}
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,7 @@ class DatetimeColumn(NumericColumn):
         return out
 
 
-_PER_DAY = {"hour": 24, "minute": 1440, "second": 86_400}
+_TIME_UNITS = ("hour", "minute", "second")
 _TIME = re.compile(r"(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d*)?)?")
 
 
@@ -132,14 +134,14 @@ class TimeColumn(DatetimeColumn):
     unit: str = "minute"
 
     def __post_init__(self):
-        if self.unit not in _PER_DAY:
+        if self.unit not in _TIME_UNITS:
             raise SchemaError(f"column '{self.name}': the step of a time column must be one of "
-                              f"{', '.join(_PER_DAY)}, got {shorten(self.unit)}")
+                              f"{', '.join(_TIME_UNITS)}, got {shorten(self.unit)}")
         if self.step is not None or self.timezone is not None:
             raise SchemaError(f"column '{self.name}': a time column takes its precision as its step "
-                              f"({', '.join(_PER_DAY)}) and no timezone")
+                              f"({', '.join(_TIME_UNITS)}) and no timezone")
         object.__setattr__(self, "lower", 0.0)
-        object.__setattr__(self, "upper", float(_PER_DAY[self.unit] - 1))
+        object.__setattr__(self, "upper", float(UNITS_PER_DAY[self.unit] - 1))
         object.__setattr__(self, "integer", True)
         NumericColumn.__post_init__(self)
 
@@ -152,7 +154,7 @@ class TimeColumn(DatetimeColumn):
     def format_values(self, v: np.ndarray) -> np.ndarray:
         out = np.full(len(v), None, dtype=object)
         ok = ~np.isnan(v)
-        sec = np.rint(v[ok]).astype(np.int64) * (86_400 // _PER_DAY[self.unit])
+        sec = np.rint(v[ok]).astype(np.int64) * (_NS[self.unit] // _NS["second"])
         h, m, s = sec // 3600, sec // 60 % 60, sec % 60
         out[ok] = [f"{a:02d}:{b:02d}:{c:02d}" if self.unit == "second" else f"{a:02d}:{b:02d}"
                    for a, b, c in zip(h.tolist(), m.tolist(), s.tolist())]
@@ -164,28 +166,32 @@ class TimeColumn(DatetimeColumn):
         if pd.api.types.is_bool_dtype(s) or pd.api.types.is_numeric_dtype(s) and not s.isna().all():
             raise InputDataError(f"column '{self.name}' is a time column but holds numbers; give its values as "
                                  f"times of day (13:45 or 13:45:30)")
-        out = np.full(len(s), np.nan)
-        bad = np.zeros(len(s), dtype=bool)
-        per = 86_400 // _PER_DAY[self.unit]
-        for i, v in enumerate(s.tolist()):
-            if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NaT or (isinstance(v, str) and
-                                                                                       not v.strip()):
-                continue
-            if isinstance(v, _dt.time):
-                sec = v.hour * 3600 + v.minute * 60 + v.second
-            else:
-                m = _TIME.fullmatch(str(v).strip())
-                if m is None or int(m.group(1)) > 23 or int(m.group(2)) > 59 or int(m.group(3) or 0) > 59:
-                    bad[i] = True
-                    continue
-                sec = int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0)
-            out[i] = sec // per
+        codes, uniq = pd.factorize(s, use_na_sentinel=True)  # each distinct value read once, on its own
+        secs = np.array([_seconds_of_day(v) for v in uniq], dtype=np.float64)
+        per = _NS[self.unit] // _NS["second"]
+        got = np.where(codes >= 0, secs[np.maximum(codes, 0)], np.nan) if len(uniq) else np.full(len(s), np.nan)
+        bad = (codes >= 0) & np.isinf(got)
+        out = np.where(bad, np.nan, np.floor_divide(got, per))
         if bad.any() and strict:
             rows = (np.flatnonzero(bad)[:5] + row_offset).tolist()
             raise InputDataError(f"column '{self.name}' is a time column but has {int(bad.sum())} value(s) that are "
                                  f"not times of day (first rows {rows}), e.g. "
                                  f"{shorten_list(sorted(map(str, s[bad].unique()))[:5])}")
         return out
+
+
+def _seconds_of_day(v) -> float:
+    """Seconds since midnight of one time of day (text ``H:MM``, ``HH:MM:SS`` or a Python time); NaN for an empty
+    text, inf for anything else."""
+    if isinstance(v, _dt.time):
+        return float(v.hour * 3600 + v.minute * 60 + v.second)
+    text = str(v).strip()
+    if not text:
+        return math.nan
+    m = _TIME.fullmatch(text)
+    if m is None or int(m.group(1)) > 23 or int(m.group(2)) > 59 or int(m.group(3) or 0) > 59:
+        return math.inf
+    return float(int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3) or 0))
 
 
 def time_from_dict(name: str, spec) -> TimeColumn:

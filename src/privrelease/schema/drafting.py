@@ -80,7 +80,10 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
 
 def _finest_unit(days: np.ndarray) -> str:
     """The coarsest of day, hour, minute and second at which every one of these day numbers is whole."""
-    for unit, per_day in (("day", 1), ("hour", 24), ("minute", 1440)):
+    from .dates import UNITS_PER_DAY
+
+    for unit in ("day", "hour", "minute"):
+        per_day = UNITS_PER_DAY[unit]
         x = days * per_day
         if np.all(np.abs(x - np.round(x)) < 1e-6 * max(1.0, per_day / 1440)):
             return unit

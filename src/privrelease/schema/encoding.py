@@ -171,11 +171,7 @@ class Encoder:
         out = (v < c.lower) | (v > c.upper)
         if out.any():
             if policy == "error":
-                rows = (np.flatnonzero(out)[:5] + row_offset).tolist()
-                raise InputDataError(
-                    f"column '{c.name}' has {int(out.sum())} value(s) outside the declared bounds "
-                    f"{_bounds_text(c)} (first rows {rows}); use --on-out-of-bounds clip to clip them"
-                )
+                raise out_of_bounds_error(c, out, row_offset)
             clip_counts[c.name] = int(out.sum())
             v = np.clip(v, c.lower, c.upper)
         return (v - c.lower) / (c.upper - c.lower)
@@ -295,6 +291,13 @@ def numeric_values(c: NumericColumn, s: pd.Series, row_offset: int = 0) -> np.nd
     """A numeric column's values as floats in the units of its bounds (a date column: whole units since
     1970-01-01), NaN where missing; values that are not numbers (or not dates) are refused."""
     return c.to_units(s, row_offset) if isinstance(c, DatetimeColumn) else _numbers(c, s)
+
+
+def out_of_bounds_error(c: NumericColumn, out: np.ndarray, row_offset: int = 0) -> InputDataError:
+    """The one-line refusal of the values of ``c`` outside its declared bounds (``out``: which rows)."""
+    rows = (np.flatnonzero(out)[:5] + row_offset).tolist()
+    return InputDataError(f"column '{c.name}' has {int(out.sum())} value(s) outside the declared bounds "
+                          f"{_bounds_text(c)} (first rows {rows}); use --on-out-of-bounds clip to clip them")
 
 
 def _bounds_text(c: NumericColumn) -> str:
