@@ -17,11 +17,14 @@ transcript) moves its mean by 2, the whole L2 sensitivity ``sqrt 2`` of two coor
 0.98 of the release's privacy loss.
 
 Selection witness: three binary categorical columns a, b, c (candidates ab, ac, bc, 4 cells each;
-the first round offers every candidate). The target record moves from (0, 0, 0) to (1, 0, 1). The
-pinned estimate puts ab's exact counts below/above the estimate so that its L1 distance grows by 2,
-and those of ac and bc so that theirs shrink by 2: every log-odds of choosing ab moves by ``eps_t``
-(the most the score's sensitivity 2 allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised
-to 0.99 the selection carries most of the loss.
+the first round offers every candidate). The target record moves from (0, 0, 0) to (0, 1, 1); the others
+sit at (0, 1, 0). The pinned estimate puts ab's exact counts below/above the estimate so that its L1
+distance grows by 2, and those of ac and bc so that theirs shrink by 2. The expected error a measurement
+would leave (``kept_error``) falls by almost 1/2 for ab (the record leaves a cell of 1 for one of N) and
+rises by almost 1/2 for ac (it leaves a cell of N for an empty one): ab's score gains about 2.5 and ac's
+loses about 2.5, so the log-odds of choosing ab over ac moves by almost ``eps_t`` (the most the score's
+sensitivity 5/2 allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised to 0.99 the selection
+carries most of the loss.
 
 The real stage passes at the claimed epsilon; a mutant with halved noise (halved sensitivity) is caught.
 """
@@ -75,18 +78,18 @@ def onehot(codes):
 
 def selection_pair():
     others = np.tile([0, 1, 0], (N - 1, 1))
-    return (onehot(np.vstack([[0, 0, 0], others])), None), (onehot(np.vstack([[1, 0, 1], others])), None)
+    return (onehot(np.vstack([[0, 0, 0], others])), None), (onehot(np.vstack([[0, 1, 1], others])), None)
 
 
 def pinned_estimate(exact0):
     """Per candidate (ab, ac, bc: cells 00, 01, 10, 11): ab's distance grows from d0 to d1, the others' shrink."""
     ab, ac, bc = (np.asarray(e, dtype=float).copy() for e in exact0)
     ab[0] += 5.0   # the target leaves 00 (exact below the estimate): +1
-    ab[2] -= 5.0   # and enters 10 (exact above the estimate): +1
+    ab[1] -= 5.0   # and enters 01 (exact above the estimate): +1
     ac[0] -= 5.0   # leaves 00 (exact above): -1
-    ac[3] += 5.0   # enters 11 (exact below): -1
-    bc[0] -= 5.0
-    bc[1] += 5.0
+    ac[1] += 5.0   # enters 01 (exact below): -1
+    bc[0] -= 5.0   # leaves 00
+    bc[3] += 5.0   # enters 11
     return [ab, ac, bc]
 
 
@@ -202,15 +205,34 @@ def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory):
 
 
 def test_pinned_estimate_moves_every_score_by_the_sensitivity(monkeypatch):
-    """The witness is the worst case the derivation allows: ab's score +2, ac's and bc's -2."""
+    """The witness is nearly the worst case the derivation allows: ab's score +2.5, ac's -2.5 (bc's -2), at the
+    round's noise std."""
     SELECTION.patch(monkeypatch)
     d0, d1 = selection_pair()
-    plan = fitted(2.0, WordsRecordingSource(np.random.default_rng(0)), CAT, in_memory(d0), SELECTION_ACCOUNTING).model_plan_
-    x0, x1 = (measure_mod.count_pairs(in_memory(d), plan, N) for d in (d0, d1))
+    m = fitted(2.0, WordsRecordingSource(np.random.default_rng(0)), CAT, in_memory(d0), SELECTION_ACCOUNTING)
+    x0, x1 = (measure_mod.count_pairs(in_memory(d), m.model_plan_, N) for d in (d0, d1))
     est = pinned_estimate(x0)
-    cells = np.full(3, 4.0)
-    diff = measure_mod.scores(x1, est, cells, 1.0) - measure_mod.scores(x0, est, cells, 1.0)
-    np.testing.assert_allclose(diff, [2.0, -2.0, -2.0])
+    sigma = math.sqrt(m.model_plan_.rounds / m.rho_split_["model_measure"])  # the round's noise std
+    diff = (measure_mod.scores(x1, est, np.array([measure_mod.kept_error(x, sigma) for x in x1]))
+            - measure_mod.scores(x0, est, np.array([measure_mod.kept_error(x, sigma) for x in x0])))
+    np.testing.assert_allclose(diff, [2.5, -2.5, -2.0], atol=0.02)
+    assert diff.max() - diff.min() <= 2 * measure_mod.SCORE_SENSITIVITY
+
+
+def test_kept_error_is_the_clipped_noise_and_half_lipschitz():
+    """h(0) = sigma / sqrt(2 pi), h(x) -> sqrt(2 / pi) sigma, slope in (0, 1/2] (the sensitivity's premise);
+    checked against a simulation."""
+    sigma = 7.0
+    assert measure_mod.kept_error(np.zeros(1), sigma) == pytest.approx(sigma / math.sqrt(2 * math.pi))
+    assert measure_mod.kept_error(np.full(1, 1e4), sigma) == pytest.approx(math.sqrt(2 / math.pi) * sigma)
+    x = np.linspace(0, 60, 601)
+    h = np.array([measure_mod.kept_error(np.array([v]), sigma) for v in x])
+    slope = np.diff(h) / np.diff(x)
+    assert slope.min() > -1e-9 and slope.max() <= 0.5 + 1e-9
+    z = np.random.default_rng(0).normal(0, sigma, 200_000)
+    for v in (0.0, 3.0, 20.0):
+        assert measure_mod.kept_error(np.array([v]), sigma) == pytest.approx(np.abs(np.maximum(v + z, 0) - v).mean(),
+                                                                              rel=0.01)
 
 
 # The CI slice runs the local path here and the Dask path in ``test_audit_gauss_copula_model_dask``; the

@@ -88,22 +88,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: when a numeric column's empty tail nodes became structural zeros of the model (copula_estimate.empty_tails), and
 #: when a numeric column's cells in the model became cut from its released masses (model_plan.mass_cuts) with the
 #: model's threshold on a numeric histogram's tails only (copula_estimate.denoise), and when the positions inside the
-#: numeric cells became correlated as the drawn cells are (copula_sample.within_scores).
-PINS = {'labelled': {'memory': ('0814ac0983689bd8615b12909e29802479356e376de62a50f8dc09319b8ce3a6', '526ed562a903249f'),
+#: numeric cells became correlated as the drawn cells are (copula_sample.within_scores), and when the selection's
+#: score began charging a candidate the error its measurement would leave (copula_measure.kept_error).
+PINS = {'labelled': {'memory': ('c46fffbec50ab1fe8123a066ee2c3f844fd44b02c84edc94096c62287b89b1d6', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('b68df5799c67b3453f11a62bfde147121bcc5bd21b88863b908175cc4caa0c0e', '526ed562a903249f')},
- 'missing': {'memory': ('5f10c5469b4a296d66f3cc24fb5b79afafa873478962e4a2c0ac7d06a6b6e3f6', '15f8a84e37793ccf'),
+              'streamed': ('e0115c4496b4b47f58906b2c350dd8efe712b40e6d5a434faacc45d4310719b4', '526ed562a903249f')},
+ 'missing': {'memory': ('156a778f463fba98e659d77168e17f96fcc09d87332d5b56ea58f438bcd71d65', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('d0d8aba5c2eadbc6a21e051bf443f43b26e4d31e99f206bffcbf30425c8db9fa', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('1fd474c94306b6640d6e639fb70ff7d2394cf38b94a77074dbeb8ab526911fdc', '0145e8da5697488a'),
+             'streamed': ('ec2faf65f173bc33491bbcf213a60630380cb229714c16f9cb2bf8d175ff3907', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('25acab51e725548ceb96c2be98239be176e34641282e7139a37a2fd281f53592', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('ad077ca25a0e8ccb5a4d4cd2079f287d954add03b6f030dc2acc0dd85b1d98bb', '0145e8da5697488a')}}
+                'streamed': ('4c8f73c71dcb5a92450780957745a48d918f5f323f65bc6e0b337e63a4c4bfd4', '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):

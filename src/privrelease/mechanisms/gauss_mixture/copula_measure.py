@@ -314,11 +314,25 @@ def count_pairs(passes, plan: ModelPlan, n: int) -> list:
     return [out[1][offsets[r]:offsets[r + 1]] for r in range(len(plan.pairs))]
 
 
-def scores(exact: list, est: list, cells: np.ndarray, sigma: float) -> np.ndarray:
-    """AIM's score of every candidate: the L1 distance between its exact counts and the current
-    release's, less the expected L1 norm of its measurement noise (``sqrt(2 / pi) sigma cells``)."""
-    l1 = np.array([np.abs(x - e).sum() for x, e in zip(exact, est)])
-    return l1 - math.sqrt(2.0 / math.pi) * sigma * cells
+def kept_error(x: np.ndarray, sigma: float) -> float:
+    """The expected L1 error of counts ``x`` measured with Gaussian noise of std ``sigma`` and then kept
+    non-negative: ``sum_i h(x_i)``, ``h(x) = E|max(x + Z, 0) - x| = x Phi(-x / sigma) + sigma (2 phi(0) -
+    phi(x / sigma))`` for ``Z ~ N(0, sigma^2)``. A cell well above the noise keeps all of it (``sqrt(2 / pi)
+    sigma``, AIM's term); an empty one only its positive half (``sigma / sqrt(2 pi)``), since every estimate
+    of counts is non-negative. ``h' = Phi(-x / sigma)`` lies in (0, 1/2]: ``docs/derivations.md``, "Selection"."""
+    from scipy.special import ndtr
+
+    if sigma <= 0:
+        return 0.0
+    u = np.asarray(x, dtype=np.float64) / sigma
+    phi0 = 1.0 / math.sqrt(2.0 * math.pi)
+    return float(np.sum(u * ndtr(-u) + 2.0 * phi0 - phi0 * np.exp(-0.5 * u * u)) * sigma)
+
+
+def scores(exact: list, est: list, kept: np.ndarray) -> np.ndarray:
+    """The score of every candidate: the L1 distance between its exact counts and the current release's, less
+    ``kept``, the expected L1 error its measurement would leave (:func:`kept_error` of its exact counts)."""
+    return np.array([np.abs(x - e).sum() for x, e in zip(exact, est)]) - kept
 
 
 # ---- the graphical model's rounds ------------------------------------------------------------------------
@@ -332,7 +346,7 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     whether the model stays within its public size bound with candidate ``r`` (a function of the measured set
     only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
     ``T = plan.rounds`` rounds: the exponential mechanism on :func:`scores` (each candidate's L1 error under the
-    current model less its measurement's expected L1 noise) with ``eps_t = sqrt(8 rho_select / T)`` and
+    current model less the expected L1 error its measurement would leave, :func:`kept_error`) with ``eps_t = sqrt(8 rho_select / T)`` and
     L-infinity sensitivity ``SCORE_SENSITIVITY``, over the open candidates not yet measured that ``fits``; then
     the Gaussian mechanism on the chosen candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure
     / T``-zCDP).
@@ -346,8 +360,11 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     Notes
     -----
     Neighbours: one record (label included) replaced, n public. Each candidate's exact counts move in at
-    most two cells by 1 each, whatever its arity, so (i) its score ``||x_r - e_r||_1 - c_r`` moves by at
-    most 2 (``e_r``, the model's counts, depends only on earlier outputs: adaptive composition), and the
+    most two cells by 1 each, whatever its arity: one cell down by 1, another up by 1. So (i) its score
+    ``||x_r - e_r||_1 - k(x_r)`` moves by at most 2 in its first term (``e_r``, the model's counts, depends only
+    on earlier outputs: adaptive composition) and by at most 1/2 in its second (``k = sum_i h(x_i)`` with ``h``
+    increasing and ``h' <= 1/2``: the cell that loses a record lowers it by at most 1/2, the cell that gains one
+    raises it by at most 1/2, so their sum moves within [-1/2, 1/2]): ``SCORE_SENSITIVITY = 5/2``, and the
     exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and ``eps_t^2 / 8``-zCDP;
     (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian noise of std
     ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement ``rho_measure / T``-zCDP. ``T``
@@ -355,17 +372,16 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     composed as randomized response with ``eps_t``.
     """
     T = plan.rounds
-    sizes = plan.attributes.sizes
     finite = math.isfinite(rho_measure)
     nm = zcdp_noise_multiplier(rho_measure / T) if finite else 0.0
     eps_t = math.sqrt(8.0 * rho_select / T) if finite else math.inf
     mech.source_.set_value_bound(float(max(mech.n_, 1)))  # every count lies in [0, n] (n public)
     sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
-    cells = np.array([cells_of(sizes, c) for c in plan.pairs], dtype=np.float64)
+    kept = np.array([kept_error(x, sigma) for x in exact])  # the measurement's error depends on x alone
     taken = np.zeros(len(plan.pairs), dtype=bool)
     chosen = []
     for _ in range(T):
-        score = scores(exact, estimate(), cells, sigma)
+        score = scores(exact, estimate(), kept)
         r = _draw_fitting(score, taken | ~np.asarray(open_(), dtype=bool), eps_t, mech.source_, fits)
         if r is None:
             break

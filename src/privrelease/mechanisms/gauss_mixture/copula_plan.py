@@ -29,8 +29,9 @@ from ...schema.encoding import EncodedDomain
 from . import copula_defaults as D
 
 #: L-infinity sensitivity of the model's selection score (replace one record: the exact counts move in two
-#: cells by 1).
-SCORE_SENSITIVITY = 2.0
+#: cells by 1, which moves the L1 distance by at most 2 and the expected error a measurement would leave by at
+#: most 1/2: :func:`~.copula_measure.model_rounds`).
+SCORE_SENSITIVITY = 2.5
 #: L2 sensitivity of one measured two-way marginal (replace one record: two cells by 1 each).
 MEASURE_SENSITIVITY = math.sqrt(2.0)
 
