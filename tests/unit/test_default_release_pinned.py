@@ -89,22 +89,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: when a numeric column's cells in the model became cut from its released masses (model_plan.mass_cuts) with the
 #: model's threshold on a numeric histogram's tails only (copula_estimate.denoise), and when the positions inside the
 #: numeric cells became correlated as the drawn cells are (copula_sample.within_scores), and when the selection's
-#: score began charging a candidate the error its measurement would leave (copula_measure.kept_error).
-PINS = {'labelled': {'memory': ('c46fffbec50ab1fe8123a066ee2c3f844fd44b02c84edc94096c62287b89b1d6', '526ed562a903249f'),
+#: score began charging a candidate the error its measurement would leave (copula_measure.kept_error), and when the
+#: positions inside a numeric cell began to lean toward where the record's level continues (copula_sample.level_tilts).
+PINS = {'labelled': {'memory': ('6e7b2a6f9d4ff5e22e338b4a5d43b2a2bc720ffd59fd4897b1baf76fd42c0dcf', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('e0115c4496b4b47f58906b2c350dd8efe712b40e6d5a434faacc45d4310719b4', '526ed562a903249f')},
- 'missing': {'memory': ('156a778f463fba98e659d77168e17f96fcc09d87332d5b56ea58f438bcd71d65', '15f8a84e37793ccf'),
+              'streamed': ('42b1549f0f4e61a2f70e43f0322a6aaf7305159f51ddf35391a8dba111193334', '526ed562a903249f')},
+ 'missing': {'memory': ('5ba0bb61397046f6fc195521a140b5a535ffdb426d7adda53fab67de4e6655e5', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('ec2faf65f173bc33491bbcf213a60630380cb229714c16f9cb2bf8d175ff3907', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('25acab51e725548ceb96c2be98239be176e34641282e7139a37a2fd281f53592', '0145e8da5697488a'),
+             'streamed': ('9b4f2eae152b00598c9b71c16771aaf5d7c6e206d4fb4360922e6478e71b5328', '15f8a84e37793ccf')},
+ 'unlabelled': {'memory': ('ef8a132907f90ee9f3a16accac6343e77941325ce741ba8a7f13f38b5a9a9e4e', '0145e8da5697488a'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('4c8f73c71dcb5a92450780957745a48d918f5f323f65bc6e0b337e63a4c4bfd4', '0145e8da5697488a')}}
+                'streamed': ('33d63bc95914243b78c75c12d5b7476583cf9b6331d722344cce530a88ba0bd9', '0145e8da5697488a')}}
 
 
 def _release(name: str, path: str, tmp_path):

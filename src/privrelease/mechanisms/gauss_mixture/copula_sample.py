@@ -10,6 +10,7 @@ model instead. Post-processing of released values only.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import ndtr
 
 from .copula_estimate import level_counts
 from .copula_tree import NumericTree
@@ -118,8 +119,8 @@ def sample_model(mech, n: int):
     attribute's cell drawn from the model (:meth:`~privrelease.estimation.graphical.GraphicalModel.sample`,
     stratified: each clique's drawn counts within a record or so of the model's),
     then each numeric column's value inside its cell from its group's released tree masses (stratified
-    quantiles, :func:`rank_match_within` on the scores of :func:`within_scores`). Post-processing of released
-    values only."""
+    quantiles, :func:`rank_match_within` on the positions of :func:`within_scores`, tilted by
+    :func:`level_tilts`). Post-processing of released values only."""
     gen, dom = mech.source_.generator, mech.domain_
     attrs = mech.model_plan_.attributes
     codes = mech.model_.sample(n, gen, stratified=True)
@@ -131,11 +132,12 @@ def sample_model(mech, n: int):
     Z = within_scores(codes[:, :k], gen) if k > 1 else None
     for j, col in enumerate(dom.numeric[:k]):
         node, starts = codes[:, j], attrs.starts(j)
+        u = gen.random(n) if Z is None else ndtr(Z[:, j])
+        u = level_tilts(codes[:, j], codes[:, k:k + len(dom.blocks)], cell_widths(attrs.trees[j], starts), u)
         for c in range(mech.groups_):
             rows = np.flatnonzero(g == c)
             if rows.size:
-                z = gen.random(rows.size) if Z is None else Z[rows, j]
-                X[rows, col] = rank_match_within(z, node[rows], mech.cells_[j], starts,
+                X[rows, col] = rank_match_within(u[rows], node[rows], mech.cells_[j], starts,
                                                  mech._cdf[j][c], mech.marginals_[j][c], gen)
     for b, (a, e) in enumerate(dom.blocks):
         merge = attrs.block_merges[b]
@@ -190,3 +192,54 @@ def within_scores(cells: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     np.fill_diagonal(R, 1.0)
     w, V = np.linalg.eigh(R)  # R is a correlation matrix, PSD up to rounding
     return gen.standard_normal((n, k)) @ (V * np.sqrt(np.maximum(w, 0.0))).T
+
+
+def cell_widths(tree, starts: np.ndarray) -> np.ndarray:
+    """The public width of each cell of a numeric attribute (the sum of its leaves' widths; 0 for an atom or the
+    missing cell)."""
+    return np.add.reduceat(np.asarray(tree.weights, dtype=np.float64), np.asarray(starts[:-1], dtype=np.int64))
+
+
+def level_tilts(cell: np.ndarray, levels: np.ndarray, widths: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Positions in [0, 1] inside the cells of one numeric attribute, each record's position ``u`` tilted toward
+    the side of its cell where its level of a categorical attribute continues (post-processing of the drawn
+    cells ``cell`` and levels ``levels``, ``(n, blocks)``, and public ``widths``).
+
+    The model holds a numeric column in cells, and a level's records inside a cell used to take the cell's
+    positions as every other level's. A level that occupies a stretch of the column (a neighbourhood its band of
+    latitude, a grade its range of rates) and whose boundary cuts a cell was then spread over the whole cell.
+    Here the level's density in the cell is taken to run linearly from its density in the left neighbour to its
+    density in the right one: ``f(t) = 1 + a (2t - 1)`` on the cell, ``a = (d_right - d_left) / (d_right +
+    d_left)`` (densities: the drawn counts of the level over the public widths; a neighbour that is an atom, the
+    missing cell or absent counts as the cell itself, so an edge or an isolated cell is not tilted). A level
+    entering a cell from the right, with nothing on its left, gets ``a = 1``: its records gather at the right
+    end. ``u`` is carried through the tilt's quantile function (``t = F_a^{-1}(u)``, ``F_a(t) = a t^2 + (1 - a)
+    t``), which is increasing, so positions correlated across columns (:func:`within_scores`) stay ranked as
+    they were among a level's records. The categorical attribute is the one whose levels explain most of the
+    variance of the cells' mid-rank scores (the correlation ratio); with none, ``u`` is returned."""
+    n = cell.size
+    if levels.shape[1] == 0 or n == 0:
+        return u
+    K = widths.size
+    counts = np.bincount(cell, minlength=K).astype(np.float64)
+    score = ((np.cumsum(counts) - 0.5 * counts) / n)[cell]
+    total = max(float(np.var(score)), 1e-300)
+    ratios = []
+    for b in range(levels.shape[1]):
+        lv = levels[:, b]
+        mean = np.bincount(lv, weights=score) / np.maximum(np.bincount(lv), 1)
+        ratios.append(float(np.var(mean[lv])) / total)
+    lv = levels[:, int(np.argmax(ratios))].astype(np.int64)
+    L = int(lv.max()) + 1
+    span = widths > 0
+    d = np.bincount(lv * K + cell, minlength=L * K).reshape(L, K) / np.where(span, widths, 1.0)[None, :]
+    idx = np.arange(K)
+    left = np.where(span[np.maximum(idx - 1, 0)] & (idx > 0), idx - 1, idx)
+    right = np.where(span[np.minimum(idx + 1, K - 1)] & (idx < K - 1), idx + 1, idx)
+    dl, dr = d[:, left], d[:, right]
+    a = np.where(dl + dr > 0, (dr - dl) / np.maximum(dl + dr, 1e-300), 0.0)
+    a[:, ~span] = 0.0
+    a = a[lv, cell]
+    flat = np.abs(a) < 1e-9
+    root = np.sqrt(np.maximum((1.0 - a) ** 2 + 4.0 * a * u, 0.0))
+    return np.where(flat, u, (root - (1.0 - a)) / (2.0 * np.where(flat, 1.0, a)))
