@@ -91,11 +91,11 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: numeric cells became correlated as the drawn cells are (copula_sample.within_scores), and when the selection's
 #: score began charging a candidate the error its measurement would leave (copula_measure.kept_error), and when the
 #: positions inside a numeric cell began to lean toward where the record's level continues (copula_sample.level_tilts).
-PINS = {'labelled': {'memory': ('6e7b2a6f9d4ff5e22e338b4a5d43b2a2bc720ffd59fd4897b1baf76fd42c0dcf', '526ed562a903249f'),
+PINS = {'labelled': {'memory': ('86342ed19e37f835accf72895e1c36ada40c3562692b2a180eae1dcc7fe7519d', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('42b1549f0f4e61a2f70e43f0322a6aaf7305159f51ddf35391a8dba111193334', '526ed562a903249f')},
+              'streamed': ('2c86bd4a9e4dcc2176fc6610168031cf40ee1e69484499428535fd96dbf60717', '526ed562a903249f')},
  'missing': {'memory': ('5ba0bb61397046f6fc195521a140b5a535ffdb426d7adda53fab67de4e6655e5', '15f8a84e37793ccf'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',

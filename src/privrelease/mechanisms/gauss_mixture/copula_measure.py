@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
-from scipy.special import ndtri
+from scipy.special import ndtr, ndtri
 
 from ...dp.calibration import zcdp_noise_multiplier
 from ...dp.selection import exponential_mechanism
@@ -320,8 +320,6 @@ def kept_error(x: np.ndarray, sigma: float) -> float:
     phi(x / sigma))`` for ``Z ~ N(0, sigma^2)``. A cell well above the noise keeps all of it (``sqrt(2 / pi)
     sigma``, AIM's term); an empty one only its positive half (``sigma / sqrt(2 pi)``), since every estimate
     of counts is non-negative. ``h' = Phi(-x / sigma)`` lies in (0, 1/2]: ``docs/derivations.md``, "Selection"."""
-    from scipy.special import ndtr
-
     if sigma <= 0:
         return 0.0
     u = np.asarray(x, dtype=np.float64) / sigma

@@ -195,9 +195,12 @@ def within_scores(cells: np.ndarray, gen: np.random.Generator) -> np.ndarray:
 
 
 def cell_widths(tree, starts: np.ndarray) -> np.ndarray:
-    """The public width of each cell of a numeric attribute (the sum of its leaves' widths; 0 for an atom or the
-    missing cell)."""
-    return np.add.reduceat(np.asarray(tree.weights, dtype=np.float64), np.asarray(starts[:-1], dtype=np.int64))
+    """The public width of each cell of a numeric attribute: the sum of its leaves' widths, and 0 for a cell of
+    one leaf (one value: an atom such as a spending's zero, a grid value cut as a run of its own, or the missing
+    cell), inside which a position means nothing and whose density says nothing of a slope beside it."""
+    starts = np.asarray(starts, dtype=np.int64)
+    w = np.add.reduceat(np.asarray(tree.weights, dtype=np.float64), starts[:-1])
+    return np.where(np.diff(starts) > 1, w, 0.0)
 
 
 def level_tilts(cell: np.ndarray, levels: np.ndarray, widths: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -210,8 +213,9 @@ def level_tilts(cell: np.ndarray, levels: np.ndarray, widths: np.ndarray, u: np.
     latitude, a grade its range of rates) and whose boundary cuts a cell was then spread over the whole cell.
     Here the level's density in the cell is taken to run linearly from its density in the left neighbour to its
     density in the right one: ``f(t) = 1 + a (2t - 1)`` on the cell, ``a = (d_right - d_left) / (d_right +
-    d_left)`` (densities: the drawn counts of the level over the public widths; a neighbour that is an atom, the
-    missing cell or absent counts as the cell itself, so an edge or an isolated cell is not tilted). A level
+    d_left)`` (densities: the drawn counts of the level over the public widths; a neighbour of width 0, one
+    value or the missing cell (:func:`cell_widths`), or absent counts as the cell itself, so an edge or a cell
+    beside a spike reads no slope from it). A level
     entering a cell from the right, with nothing on its left, gets ``a = 1``: its records gather at the right
     end. ``u`` is carried through the tilt's quantile function (``t = F_a^{-1}(u)``, ``F_a(t) = a t^2 + (1 - a)
     t``), which is increasing, so positions correlated across columns (:func:`within_scores`) stay ranked as
