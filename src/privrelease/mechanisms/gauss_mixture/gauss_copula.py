@@ -224,8 +224,9 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     relation: ClassVar[str] = R1_LABEL
     summary: ClassVar[str] = ("DP one-way marginals on public cells (atoms kept) and one graphical model fitted to "
                               "them and to the pairs and pairs-with-label its rounds choose and measure (AIM's "
-                              "selection); numeric cells cut where the released mass lies; values inside each "
-                              "cell from the per-class trees, placed as the cells covary; wide numeric "
+                              "selection, each candidate charged the error its measurement would leave); numeric "
+                              "cells cut where the released mass lies; values inside each cell from the per-class "
+                              "trees, placed as the cells covary and toward a level's side of its cell; wide numeric "
                               "tables: a gauss-pca mixture on normal scores instead; zCDP accounting")
     supervised: ClassVar[bool] = False
     uses_delta: ClassVar[bool] = True
