@@ -392,11 +392,11 @@ def test_a_level_whose_boundary_cuts_a_cell_gathers_on_its_side_of_the_cell():
     """Two cells of equal width; level A fills the first and runs into the second, level B fills the rest of the
     second: inside the second cell A's records take the left end, B's the right end, and within each level the
     positions keep their order. Checked to fail with the tilt's sign reversed."""
-    from privrelease.mechanisms.gauss_mixture.copula_sample import level_tilts
+    from privrelease.mechanisms.gauss_mixture.copula_sample import guiding_levels, level_tilts
 
     g = np.random.default_rng(0)
     cell = np.r_[np.zeros(1000, int), np.ones(200, int), np.ones(800, int)]
-    level = np.r_[np.zeros(1200, int), np.ones(800, int)][:, None]
+    level = np.r_[np.zeros(1200, int), np.ones(800, int)]
     u = g.random(cell.size)
     t = level_tilts(cell, level, np.array([1.0, 1.0]), u)
     a, b = t[1000:1200], t[1200:]
@@ -404,7 +404,9 @@ def test_a_level_whose_boundary_cuts_a_cell_gathers_on_its_side_of_the_cell():
     assert np.all(np.diff(t[1000:1200][np.argsort(u[1000:1200])]) >= 0)  # increasing in u
     # the first cell (an edge: its own density on the left) slopes down toward the second, where A thins
     assert 0.35 < t[:1000].mean() < 0.5
-    assert level_tilts(cell, np.zeros((cell.size, 0), int), np.array([1.0, 1.0]), u) is u
+    assert guiding_levels(cell[:, None], np.zeros((cell.size, 0), int)).tolist() == [-1]  # no categorical: no tilt
+    noise = g.integers(0, 3, cell.size)  # a categorical column unrelated to the cells is not the guide
+    assert guiding_levels(cell[:, None], np.column_stack([noise, level])).tolist() == [1]
 
 
 def test_an_atom_or_missing_neighbour_tilts_nothing():
@@ -413,6 +415,6 @@ def test_an_atom_or_missing_neighbour_tilts_nothing():
 
     g = np.random.default_rng(1)
     cell = np.r_[np.zeros(500, int), np.ones(500, int)]
-    level = np.zeros((1000, 1), int)
+    level = np.zeros(1000, int)
     u = g.random(1000)
     assert level_tilts(cell, level, np.array([0.0, 1.0]), u) == pytest.approx(u)

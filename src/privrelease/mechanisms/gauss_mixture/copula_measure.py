@@ -344,8 +344,8 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     whether the model stays within its public size bound with candidate ``r`` (a function of the measured set
     only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
     ``T = plan.rounds`` rounds: the exponential mechanism on :func:`scores` (each candidate's L1 error under the
-    current model less the expected L1 error its measurement would leave, :func:`kept_error`) with ``eps_t = sqrt(8 rho_select / T)`` and
-    L-infinity sensitivity ``SCORE_SENSITIVITY``, over the open candidates not yet measured that ``fits``; then
+    current model less the expected L1 error its measurement would leave, :func:`kept_error`) with
+    ``eps_t = sqrt(8 rho_select / T)`` and L-infinity sensitivity ``SCORE_SENSITIVITY``, over the open candidates not yet measured that ``fits``; then
     the Gaussian mechanism on the chosen candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure
     / T``-zCDP).
 

@@ -130,10 +130,12 @@ def sample_model(mech, n: int):
     X = np.zeros((n, dom.p))
     k = len(mech.cells_)
     Z = within_scores(codes[:, :k], gen) if k > 1 else None
+    guide = guiding_levels(codes[:, :k], codes[:, k:k + len(dom.blocks)])
     for j, col in enumerate(dom.numeric[:k]):
         node, starts = codes[:, j], attrs.starts(j)
         u = gen.random(n) if Z is None else ndtr(Z[:, j])
-        u = level_tilts(codes[:, j], codes[:, k:k + len(dom.blocks)], cell_widths(attrs.trees[j], starts), u)
+        if guide[j] >= 0:
+            u = level_tilts(node, codes[:, k + guide[j]], cell_widths(attrs.trees[j], starts), u)
         for c in range(mech.groups_):
             rows = np.flatnonzero(g == c)
             if rows.size:
@@ -203,10 +205,10 @@ def cell_widths(tree, starts: np.ndarray) -> np.ndarray:
     return np.where(np.diff(starts) > 1, w, 0.0)
 
 
-def level_tilts(cell: np.ndarray, levels: np.ndarray, widths: np.ndarray, u: np.ndarray) -> np.ndarray:
+def level_tilts(cell: np.ndarray, level: np.ndarray, widths: np.ndarray, u: np.ndarray) -> np.ndarray:
     """Positions in [0, 1] inside the cells of one numeric attribute, each record's position ``u`` tilted toward
     the side of its cell where its level of a categorical attribute continues (post-processing of the drawn
-    cells ``cell`` and levels ``levels``, ``(n, blocks)``, and public ``widths``).
+    cells ``cell`` and levels ``level`` of the attribute :func:`guiding_levels` chose, and public ``widths``).
 
     The model holds a numeric column in cells, and a level's records inside a cell used to take the cell's
     positions as every other level's. A level that occupies a stretch of the column (a neighbourhood its band of
@@ -215,25 +217,13 @@ def level_tilts(cell: np.ndarray, levels: np.ndarray, widths: np.ndarray, u: np.
     density in the right one: ``f(t) = 1 + a (2t - 1)`` on the cell, ``a = (d_right - d_left) / (d_right +
     d_left)`` (densities: the drawn counts of the level over the public widths; a neighbour of width 0, one
     value or the missing cell (:func:`cell_widths`), or absent counts as the cell itself, so an edge or a cell
-    beside a spike reads no slope from it). A level
-    entering a cell from the right, with nothing on its left, gets ``a = 1``: its records gather at the right
-    end. ``u`` is carried through the tilt's quantile function (``t = F_a^{-1}(u)``, ``F_a(t) = a t^2 + (1 - a)
+    beside a spike reads no slope from it). A level entering a cell from the right, with nothing on its left,
+    gets ``a = 1``: its records gather at the right end. ``u`` is carried through the tilt's quantile function (``t = F_a^{-1}(u)``, ``F_a(t) = a t^2 + (1 - a)
     t``), which is increasing, so positions correlated across columns (:func:`within_scores`) stay ranked as
-    they were among a level's records. The categorical attribute is the one whose levels explain most of the
-    variance of the cells' mid-rank scores (the correlation ratio); with none, ``u`` is returned."""
-    n = cell.size
-    if levels.shape[1] == 0 or n == 0:
+    they were among a level's records."""
+    if cell.size == 0:
         return u
-    K = widths.size
-    counts = np.bincount(cell, minlength=K).astype(np.float64)
-    score = ((np.cumsum(counts) - 0.5 * counts) / n)[cell]
-    total = max(float(np.var(score)), 1e-300)
-    ratios = []
-    for b in range(levels.shape[1]):
-        lv = levels[:, b]
-        mean = np.bincount(lv, weights=score) / np.maximum(np.bincount(lv), 1)
-        ratios.append(float(np.var(mean[lv])) / total)
-    lv = levels[:, int(np.argmax(ratios))].astype(np.int64)
+    K, lv = widths.size, np.asarray(level, dtype=np.int64)
     L = int(lv.max()) + 1
     span = widths > 0
     d = np.bincount(lv * K + cell, minlength=L * K).reshape(L, K) / np.where(span, widths, 1.0)[None, :]
@@ -247,3 +237,27 @@ def level_tilts(cell: np.ndarray, levels: np.ndarray, widths: np.ndarray, u: np.
     flat = np.abs(a) < 1e-9
     root = np.sqrt(np.maximum((1.0 - a) ** 2 + 4.0 * a * u, 0.0))
     return np.where(flat, u, (root - (1.0 - a)) / (2.0 * np.where(flat, 1.0, a)))
+
+
+def guiding_levels(cells: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """For each numeric attribute (``cells``: the drawn ``(n, k)`` cells), the categorical attribute (a column of
+    ``levels``, ``(n, blocks)``) whose levels explain most of the variance of its cells' mid-rank scores (the
+    correlation ratio, from the drawn records); -1 where there is none. One sparse product per categorical
+    attribute gives every numeric attribute's level means at once."""
+    from scipy import sparse
+
+    n, k = cells.shape
+    if levels.shape[1] == 0 or n == 0 or k == 0:
+        return np.full(k, -1, dtype=np.int64)
+    S = np.empty((n, k))
+    for j in range(k):
+        counts = np.bincount(cells[:, j]).astype(np.float64)
+        S[:, j] = ((np.cumsum(counts) - 0.5 * counts) / n)[cells[:, j]]
+    centre = S.mean(axis=0)
+    ratios = np.empty((levels.shape[1], k))  # the variance of the level means, each weighted by its count
+    for b in range(levels.shape[1]):
+        lv = np.asarray(levels[:, b], dtype=np.int64)
+        size = np.bincount(lv).astype(np.float64)
+        sums = sparse.csr_matrix((np.ones(n), (lv, np.arange(n))), shape=(size.size, n)) @ S
+        ratios[b] = size @ (sums / np.maximum(size, 1)[:, None] - centre) ** 2
+    return np.argmax(ratios, axis=0).astype(np.int64)
