@@ -115,6 +115,27 @@ def test_dp_draft_with_a_public_range_and_no_categorical_column():
     assert (d.schema["columns"]["income"]["lower"], d.schema["columns"]["income"]["upper"]) == (0, 10_000)
 
 
+def test_a_constant_column_is_a_public_value_drafted_stated_and_released_as_it_is():
+    """A range of one number (a single-year extract's year) drafts the column as that constant; the schema states
+    it as a formula, so the mechanism never reads it and every released row holds the value."""
+    df = _table()[["age", "income"]].assign(year=2013)
+    facts = StatedFacts.of(numeric=["income"], integer=["age", "year"])
+    d = dp_draft(df, 4.0, rng=1, facts=facts, ranges={"income": (0, 10_000), "year": (2013, 2013)})
+    spec = d.schema["columns"]["year"]
+    assert (spec["lower"], spec["upper"], spec.get("missing")) == (2013, 2013, None)
+    s = Schema.from_dict(d.schema)
+    assert [c.label for c in s.constraints] == ["year = 2013"] and s["year"].upper > s["year"].lower
+    assert Schema.from_dict(yaml.safe_load(s.to_yaml())) == s  # the stated form survives YAML
+    from privrelease.release import release
+
+    out = release(df, s, epsilon=1.0, rng=0).data
+    assert (out["year"] == 2013).all() and len(out) == len(df)
+    with pytest.raises(ParameterError, match="lo = hi for a column of one value"):
+        dp_draft(df, 4.0, rng=1, facts=facts, ranges={"year": (2014, 2013)})
+    with pytest.raises(SchemaError, match="smaller than upper"):  # one value or missing: not a constant
+        Schema.from_dict({"columns": {"y": {"type": "numeric", "lower": 1, "upper": 1, "missing": "allowed"}}})
+
+
 def test_dp_draft_refusals():
     df = _table()
     with pytest.raises(ParameterError, match="needs a delta"):

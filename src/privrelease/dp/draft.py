@@ -335,6 +335,8 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
         spec["integer"] = True
     if name not in ctx.facts.complete and scale.missing > laplace_threshold(scale.b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
+        if spec.get("lower") is not None and spec["lower"] == spec["upper"]:  # one value or missing: not a constant
+            spec["upper"] = spec["lower"] + 1
     return spec
 
 
@@ -428,7 +430,8 @@ def _check_draft_args(columns, facts: StatedFacts, quantiles) -> None:
 
 
 def _checked_ranges(ranges, columns) -> dict:
-    """The public ranges ``{column or "*": (lo, hi)}``: two finite numbers, or two ISO dates, lo < hi."""
+    """The public ranges ``{column or "*": (lo, hi)}``: two finite numbers with lo <= hi (lo = hi: a column that
+    holds one public value, drafted as a constant), or two ISO dates with lo < hi."""
     out = {}
     for name, (lo, hi) in (ranges or {}).items():
         if name != "*" and name not in set(map(str, columns)):
@@ -440,9 +443,9 @@ def _checked_ranges(ranges, columns) -> dict:
             ok, lo, hi = days[0] < days[1], str(lo), str(hi)
         else:
             lo, hi = float(lo), float(hi)
-            ok = math.isfinite(lo) and math.isfinite(hi) and lo < hi
+            ok = math.isfinite(lo) and math.isfinite(hi) and lo <= hi
         if not ok:
-            raise ParameterError(f"--range {name}: needs lo < hi, got {lo},{hi}")
+            raise ParameterError(f"--range {name}: needs lo < hi (lo = hi for a column of one value), got {lo},{hi}")
         out[str(name)] = (lo, hi)
     return out
 

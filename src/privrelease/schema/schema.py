@@ -275,6 +275,7 @@ class Schema:
             raise SchemaError(f"column(s) {shorten_list(unbounded, len(unbounded))} have no bounds: state 'lower' and 'upper' for "
                               f"each (public knowledge; a DP draft leaves them empty where its budget could not "
                               f"tell where the values are)")
+        items, constants = _constant_columns(items)
         cols = [_column_from_dict(str(n), spec) for n, spec in items]
         na = d.get("na_values", ())
         if isinstance(na, str):
@@ -287,7 +288,7 @@ class Schema:
             row_norm_bound=d.get("row_norm_bound"),
             description=d.get("description"),
             provenance=_provenance(d.get("provenance")),
-            constraints=parse_constraints(d.get("constraints")),
+            constraints=parse_constraints(d.get("constraints")) + parse_constraints(constants or None),
         )
 
     @classmethod
@@ -411,6 +412,29 @@ def _provenance(value) -> dict | None:
     if value is not None and not isinstance(value, Mapping):
         raise SchemaError(f"'provenance' must be a mapping (how the schema was made), got {type(value).__name__}")
     return None if value is None else dict(value)
+
+
+def _constant_columns(items: list) -> tuple[list, list]:
+    """A numeric column whose bounds are one number (``lower == upper``, no missing values) holds that public value
+    in every row: it becomes a ``formula`` constraint ``column = value``, so the mechanism never reads it and every
+    released row gets the value (an input row holding another value breaks the rule, like any rule). Its bounds
+    are widened by one step (or 1) so that the column itself is well formed. Returns the items and the
+    constraints to add."""
+    out, rules = [], []
+    for name, spec in items:
+        if (isinstance(spec, Mapping) and spec.get("type") == "numeric" and spec.get("missing") is None
+                and _finite_number(spec.get("lower")) and spec.get("lower") == spec.get("upper")):
+            value = spec["lower"]
+            step = spec.get("step") if _finite_number(spec.get("step")) and spec.get("step") > 0 else 1
+            spec = {**spec, "upper": value + step}
+            text = str(int(value)) if float(value).is_integer() else repr(float(value))
+            rules.append({"type": "formula", "column": str(name), "expression": text})
+        out.append((name, spec))
+    return out, rules
+
+
+def _finite_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _column_from_dict(name: str, spec: Any) -> Column:
