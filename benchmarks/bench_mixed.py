@@ -205,7 +205,11 @@ def load(name, data_dir):
         from privrelease.experiments.mixed_tables import load_census_small
 
         return load_census_small(0)
-    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt, census_kdd, census_small")
+    if name == "wide_mixed":  # a generated table of 101 columns (50,000 training records)
+        from privrelease.experiments.mixed_tables import load_wide_mixed
+
+        return load_wide_mixed(0)
+    raise SystemExit(f"unknown data set {name!r}: adult, diabetes130, hapt, census_kdd, census_small, wide_mixed")
 
 
 def summarize(runs) -> dict:

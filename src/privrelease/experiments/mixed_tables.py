@@ -12,6 +12,8 @@ Data (each ``(train, test, schema, label)``):
 * ``gas_drift`` (6 gases), ``musk2`` (binary): all numeric; bounds are the training
   table's min and max (stand-in for published ranges, not private).
 * ``hapt``: :func:`privrelease.experiments.gauss_pca_bench.load_hapt`.
+* ``wide_mixed``: a generated table of 101 columns (:func:`load_wide_mixed`: 50 numeric, 50 categorical and a
+  binary label, all cut from four latent factors), 50,000 training and 10,000 test records.
 
 Measures: :func:`privrelease.evaluation.fidelity.evaluate` (1-way and 2-way TVD over the
 public bins and levels, correlation difference, optionally SDMetrics quality, train on the
@@ -97,6 +99,33 @@ def load_census_small(seed=0, max_train=CENSUS_SMALL_TRAIN):
     return train[schema.names], test[schema.names], schema, label
 
 
+def load_wide_mixed(seed=0, n_train=50_000, n_test=10_000, numeric=50, categorical=50, levels=6):
+    """(train, test, schema, label): ``numeric`` columns in [0, 1] at a step of 0.001 and ``categorical`` columns
+    of ``levels`` levels, cut from four latent factors (the generator of ``benchmarks/bench_memory.py``), and a
+    label ``y`` (about 30 % "yes") from a fifth direction of the same factors; public bounds and levels. The
+    table is fixed (generated from seed 0); ``seed`` only names the split, as for the other loaders."""
+    from statistics import NormalDist
+
+    from ..schema import Schema
+
+    rng = np.random.default_rng(0)
+    n, p, k = n_train + n_test, int(numeric), int(categorical)
+    load = rng.normal(size=(4, p + k + 1))
+    noise = 0.1 / 0.15
+    Z = rng.normal(size=(n, 4)) @ load + rng.normal(0, noise, (n, p + k + 1))
+    sd = np.sqrt((load ** 2).sum(axis=0) + noise ** 2)
+    cuts = [NormalDist().inv_cdf(q) for q in np.linspace(0, 1, levels + 1)[1:-1]]
+    cols = {f"x{j:02d}": np.round(np.clip(0.5 + 0.15 * Z[:, j], 0.0, 1.0), 3) for j in range(p)}
+    cols.update({f"c{j:02d}": np.searchsorted(cuts, Z[:, p + j] / sd[p + j]).astype(str) for j in range(k)})
+    cols["y"] = np.where(Z[:, -1] / sd[-1] > NormalDist().inv_cdf(0.7), "yes", "no")
+    df = pd.DataFrame(cols)
+    spec = {c: {"type": "numeric", "lower": 0.0, "upper": 1.0, "step": 0.001} for c in list(cols)[:p]}
+    spec.update({c: {"type": "categorical", "categories": [str(v) for v in range(levels)]} for c in list(cols)[p:-1]})
+    spec["y"] = {"type": "categorical", "categories": ["no", "yes"], "role": "label"}
+    train, test = df.iloc[:n_train].reset_index(drop=True), df.iloc[n_train:].reset_index(drop=True)
+    return train, test, Schema.from_dict({"columns": spec}), "y"
+
+
 def load_census_kdd(seed=0, max_train=None):
     from ..schema import Schema
 
@@ -160,7 +189,7 @@ def load_diabetes130(seed=0):
     return _diabetes()
 
 
-LOADERS = {"adult": load_adult, "census_kdd": load_census_kdd, "census_small": load_census_small, "diabetes130": load_diabetes130,
+LOADERS = {"adult": load_adult, "wide_mixed": load_wide_mixed, "census_kdd": load_census_kdd, "census_small": load_census_small, "diabetes130": load_diabetes130,
            "gas_drift": load_gas_drift, "musk2": load_musk2, "hapt": load_hapt}
 
 
