@@ -305,9 +305,17 @@ class ModelFit:
         return self._cached
 
     def open_(self) -> np.ndarray:
-        """The candidates a round may offer: none overlapping a candidate measured since the last refit."""
-        fresh = [set(f) for f in self._fresh]
-        return np.array([not any(set(c) <= f or f <= set(c) for f in fresh) for c in self.plan.pairs])
+        """The candidates a round may offer: none overlapping a candidate measured since the last refit (one inside
+        the other, from the candidates' and the fresh sets' attribute indicators)."""
+        if not self._fresh:
+            return np.ones(len(self.plan.pairs), dtype=bool)
+        C = self._indicators()
+        F = np.zeros((len(self._fresh), len(self.sizes)))
+        for i, f in enumerate(self._fresh):
+            F[i, list(f)] = 1.0
+        inside = (C @ (1.0 - F).T) == 0  # candidate within a fresh set
+        holds = ((1.0 - C) @ F.T) == 0   # a fresh set within the candidate
+        return ~(inside | holds).any(axis=1)
 
     def _counts(self) -> list:
         """Every candidate's counts under the current model: exact for a candidate inside one of its cliques
@@ -324,14 +332,18 @@ class ModelFit:
     def _inside_cliques(self) -> np.ndarray:
         """Which candidates lie inside one of the model's cliques (a candidate's attributes outside a clique:
         ``C (1 - Q)^T``, with ``C`` and ``Q`` the candidates' and cliques' attribute indicators)."""
+        q = np.ones((len(self.model.cliques), len(self.sizes)))
+        for i, c in enumerate(self.model.cliques):
+            q[i, list(c)] = 0.0
+        return ((self._indicators() @ q.T) == 0).any(axis=1)
+
+    def _indicators(self) -> np.ndarray:
+        """``(candidates, attributes)``: 1 where a candidate holds an attribute (made once: the plan is fixed)."""
         if self._inside is None:
             self._inside = np.zeros((len(self.plan.pairs), len(self.sizes)))
             for i, c in enumerate(self.plan.pairs):
                 self._inside[i, list(c)] = 1.0
-        q = np.ones((len(self.model.cliques), len(self.sizes)))
-        for i, c in enumerate(self.model.cliques):
-            q[i, list(c)] = 0.0
-        return ((self._inside @ q.T) == 0).any(axis=1)
+        return self._inside
 
     def fits(self, r: int) -> bool:
         """Whether candidate ``r`` keeps the model's junction tree within ``MAX_MODEL_CELLS``: the tree the next refit

@@ -377,9 +377,11 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     sigma = mech.source_.gaussian_noise_std(MEASURE_SENSITIVITY, nm, 1)
     kept = np.array([kept_error(x, sigma) for x in exact])  # the measurement's error depends on x alone
     taken = np.zeros(len(plan.pairs), dtype=bool)
-    chosen = []
+    chosen, last, score = [], None, None
     for _ in range(T):
-        score = scores(exact, estimate(), kept)
+        est = estimate()
+        if est is not last:  # the model's counts change only when it is refitted
+            score, last = scores(exact, est, kept), est
         r = _draw_fitting(score, taken | ~np.asarray(open_(), dtype=bool), eps_t, mech.source_, fits)
         if r is None:
             break
