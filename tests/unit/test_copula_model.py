@@ -140,17 +140,21 @@ def test_rounds_measure_distinct_candidates_and_never_one_the_size_bound_refuses
     assert all(meas.noise_std == pytest.approx(m.noise_scales_["model_std"]) for _, meas in seen)
 
 
-def test_a_deep_tree_enters_the_model_with_up_to_sixteen_nodes_not_its_coarsest_four():
-    """A deep tree's coarsest level may hold only 4 nodes; the model cuts it into equal runs of children."""
+def test_a_deep_tree_enters_the_model_with_up_to_twelve_nodes_not_its_coarsest_four():
+    """A deep tree's coarsest level holds up to TOP_NODES nodes, its branching lowered and its depth kept (at the
+    default branching it held 4), and the model takes them: equal-width nodes but the last, a remainder."""
     from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree, leaf_cap
 
     t = NumericTree(0.0, 40000.0, 0.01, False, D.DEFAULT_BRANCHING, leaf_cap(7, 2), D.TOP_NODES)
-    assert t.levels[0].size - 1 < 8  # the coarsest level is coarse
+    wide = NumericTree(0.0, 40000.0, 0.01, False, D.DEFAULT_BRANCHING, leaf_cap(7, 2))
+    assert wide.levels[0].size - 1 == 4 and t.depth == wide.depth and t.branching < D.DEFAULT_BRANCHING
+    top = t.levels[0].size - 1
+    assert D.TOP_NODES // 2 < top <= D.TOP_NODES
     P.model_grid(t)
     attrs = CP.Attributes(1, (0,), (t,), (), 0, D.MODEL_NODE_CELLS)
-    assert attrs.sizes == (16,)
-    share = np.bincount(attrs.codes(np.linspace(0, 1, 16001)[:, None], None)[:, 0], minlength=16) / 16001
-    assert share.min() > 0.05 and share.max() < 0.08  # equal-width nodes
+    assert attrs.sizes == (top,)
+    share = np.bincount(attrs.codes(np.linspace(0, 1, 16001)[:, None], None)[:, 0], minlength=top) / 16001
+    assert np.ptp(share[:-1]) < 0.002 and 0 < share[-1] <= share[0]  # equal-width nodes, the last a remainder
 
 
 def test_a_refusal_lasts_one_round_so_no_later_round_depends_on_a_draw_not_released():
@@ -335,8 +339,8 @@ def test_the_models_numeric_cells_follow_the_released_mass_and_the_sampler_stays
     x = np.clip(g.normal(450, 40, 20000), 0, 1000).round() / 1000.0
     leaves = np.bincount(t.index(x), minlength=t.n_cells).astype(float)
     plan = P.ModelPlan(attrs, (), 1, 0.5)
-    assert t.levels[1][1] - t.levels[1][0] == 16  # level 1: nodes of 16 leaves; its nodes around 450 measured
-    measured = [(1, np.array([[0, 0, i] for i in range(20, 36)]))]
+    assert t.levels[1][1] - t.levels[1][0] == 10  # level 1: nodes of 10 leaves; its nodes around 450 measured
+    measured = [(1, np.array([[0, 0, i] for i in range(37, 53)]))]
     cut = P.compress_plan(plan, [], 1.0, [leaves], measured).attributes
     assert cut.sizes == attrs.sizes
     held = lambda a: (np.bincount(a.codes(x[:, None], None)[:, 0], minlength=a.sizes[0]) > 200).sum()

@@ -62,19 +62,22 @@ def test_grids_are_the_measured_levels_with_their_nodes_halved():
     assert [g.size - 1 for g in t.grids] == [7, 92] and t.grid_parts == 1
 
 
-def test_a_two_level_tree_gets_a_finer_coarser_level_and_deeper_ones_do_not():
+def test_a_tree_gets_a_finer_coarsest_level_and_a_one_level_tree_does_not():
     """``top_nodes``: ages 0..90 (two levels at branching 16: 6 and 91 nodes) get 12 nodes of 8 years above
-    the same leaves, the missing leaf still a node of its own; a one-level and a five-level tree keep the
-    branching's levels; gauss-copula builds its trees with ``TOP_NODES``."""
+    the same leaves, the missing leaf still a node of its own; a five-level tree (0..99,999: 2 coarsest nodes at
+    branching 16) gets 10 nodes at branching 10, its depth kept; a one-level tree keeps the branching's level;
+    gauss-copula builds its trees with ``TOP_NODES``."""
     t, plain = NumericTree(0, 90, 1, top_nodes=12), NumericTree(0, 90, 1)
     assert t.branching == 8 and [lv.size - 1 for lv in t.levels] == [12, 91] and t.depth == plain.depth == 2
     assert np.array_equal(t.lo, plain.lo) and np.array_equal(t.levels[-1], plain.levels[-1])
     assert t.levels[0][:3].tolist() == [0, 8, 16] and set(np.diff(t.parents(1))) <= {0, 1}
     miss = NumericTree(0, 90, 1, True, top_nodes=12)
     assert [lv.size - 1 for lv in miss.levels] == [13, 92] and miss.levels[0][:3].tolist() == [0, 1, 9]
-    for lo, hi in ((0, 10), (0, 99_999)):
-        a, b = NumericTree(lo, hi, 1, top_nodes=12), NumericTree(lo, hi, 1)
-        assert a.branching == 16 and all(np.array_equal(u, v) for u, v in zip(a.levels, b.levels))
+    a, b = NumericTree(0, 10, 1, top_nodes=12), NumericTree(0, 10, 1)
+    assert a.branching == 16 and all(np.array_equal(u, v) for u, v in zip(a.levels, b.levels))
+    a, b = NumericTree(0, 99_999, 1, top_nodes=12), NumericTree(0, 99_999, 1)
+    assert [lv.size - 1 for lv in a.levels] == [10, 100, 1000, 10_000, 100_000] and a.depth == b.depth == 5
+    assert b.levels[0].size - 1 == 2 and np.array_equal(a.levels[-1], b.levels[-1])
     dom = EncodedDomain(p=1, blocks=(), numeric=(0,))
     m = GaussCopula(np.inf, 1e-5, domain=dom, grids=((0.0, 90.0, 1.0),), rng=0).fit(np.linspace(0, 1, 200)[:, None])
     assert [lv.size - 1 for lv in m.cells_[0].levels] == [12, 91]

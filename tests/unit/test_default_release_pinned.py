@@ -90,22 +90,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: model's threshold on a numeric histogram's tails only (copula_estimate.denoise), and when the positions inside the
 #: numeric cells became correlated as the drawn cells are (copula_sample.within_scores), and when the selection's
 #: score began charging a candidate the error its measurement would leave (copula_measure.kept_error), and when the
-#: positions inside a numeric cell began to lean toward where the record's level continues (copula_sample.level_tilts).
-PINS = {'labelled': {'memory': ('86342ed19e37f835accf72895e1c36ada40c3562692b2a180eae1dcc7fe7519d', '526ed562a903249f'),
+#: positions inside a numeric cell began to lean toward where the record's level continues (copula_sample.level_tilts),
+#: and when every numeric tree's coarsest level got at most TOP_NODES nodes (copula_tree.NumericTree).
+PINS = {'labelled': {'memory': ('ff20a4a9b2703c477fc424f41df4143c600fb54709f5a0632b8c04a9cdf2e4fb', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('2c86bd4a9e4dcc2176fc6610168031cf40ee1e69484499428535fd96dbf60717', '526ed562a903249f')},
- 'missing': {'memory': ('5ba0bb61397046f6fc195521a140b5a535ffdb426d7adda53fab67de4e6655e5', '15f8a84e37793ccf'),
+              'streamed': ('9ba2114f283d2065f0f86d40c41487e3545bbc9b35d4c3f736dd47efa7a4f34d', '526ed562a903249f')},
+ 'missing': {'memory': ('9a3df9419c762485fde425df8b12dce3d7ac00d8d63b16f223d5bfe5f49f6c86', 'a00205330c0113ff'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('9b4f2eae152b00598c9b71c16771aaf5d7c6e206d4fb4360922e6478e71b5328', '15f8a84e37793ccf')},
- 'unlabelled': {'memory': ('ef8a132907f90ee9f3a16accac6343e77941325ce741ba8a7f13f38b5a9a9e4e', '0145e8da5697488a'),
+             'streamed': ('69900ba89fa0f69c2ccfbe8c34cebf8fb56f102be7f7f22cdf9b514115611423', 'a00205330c0113ff')},
+ 'unlabelled': {'memory': ('0c5b7d93d918e2fee57acea8c184aa001b4d04defe27e37bc7842359c3ae0783', 'f4c45774d23f5077'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('33d63bc95914243b78c75c12d5b7476583cf9b6331d722344cce530a88ba0bd9', '0145e8da5697488a')}}
+                'streamed': ('9b046823286a53ecf2f6e030cdcdf949f7a7a812f32e9c6cc01e747dd742308a', 'f4c45774d23f5077')}}
 
 
 def _release(name: str, path: str, tmp_path):

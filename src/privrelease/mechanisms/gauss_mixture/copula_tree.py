@@ -47,8 +47,9 @@ class NumericTree:
     lower, upper : the public bounds (value units); resolution : the public precision (``k *
     resolution`` are the values the column holds), 0 or None for a continuous column; missing : the
     column may be missing (NaN in the encoded coordinate); branching : children per node;
-    max_leaves : cap on the leaves (a grid with more points gets intervals instead); top_nodes : a
-    two-level tree's coarser level gets at most this many nodes (None: ``ceil(values / branching)``).
+    max_leaves : cap on the leaves (a grid with more points gets intervals instead); top_nodes : the
+    coarsest level gets at most this many nodes, the branching lowered as far as that needs and the depth
+    kept (None: the branching alone).
 
     Attributes
     ----------
@@ -95,8 +96,11 @@ class NumericTree:
         self._width = np.where(width > 0, width, 1.0)
         values = self.n_cells - self.off
         depth = _depth(values, self.branching)
-        if top_nodes is not None and depth == 2:
-            self.branching = max(2, min(self.branching, -(-values // int(top_nodes))))
+        if top_nodes is not None and depth > 1:  # the coarsest level: at most top_nodes nodes, the depth kept
+            b = 2
+            while b ** (depth - 1) * int(top_nodes) < values:
+                b += 1
+            self.branching = min(self.branching, b)
         self.levels = self._levels(values, depth)
         self.set_grid_parts(D.GRID_PARTS)
 

@@ -89,7 +89,8 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         For each numeric column, whether it may be missing (``missing: allowed``; NaN in the
         encoded coordinate). None: none may.
     branching : int >= 2, default 16
-        Children per node of each numeric column's tree (:class:`NumericTree`; fewer in a two-level tree: TOP_NODES).
+        Children per node of each numeric column's tree (:class:`NumericTree`; fewer where the coarsest level
+        would hold more than TOP_NODES nodes).
     split_sigmas : float >= 0, default 3
         A tree node's children are measured when its released count reaches this many noise stds.
     max_leaves : int >= 4 or None
@@ -152,7 +153,8 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
        it keeps). Cells are public: each numeric column is a :class:`NumericTree` over its
        bounds (leaves: its grid points ``k * resolution`` when few enough, else an atom at each
        bound and equal-width intervals; a missing leaf first when it may be missing), levels of
-       ``branching`` children (fewer in a two-level tree); categorical columns at their levels. With a label and
+       ``branching`` children (fewer where the coarsest level would hold more than ``TOP_NODES`` nodes);
+       categorical columns at their levels. With a label and
        ``by_label`` every histogram is joint with the label (cells ``class x cell``), else the
        label gets its own. Round 1 releases the coarsest level of every tree with the
        categorical (and label) histograms; round l releases, at level l, the children of the
