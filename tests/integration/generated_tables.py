@@ -4,7 +4,7 @@ A drawn :class:`Case` is a table (as the text a user's CSV holds), its schema (t
 registered mechanism whose declared capabilities the schema needs, and the path it is released by:
 
 * columns: numeric (continuous, with a ``step``, integer; uniform, an atom held by many records, a
-  heavy tail beyond the upper bound, a constant), categorical (1 to 6 levels, rare and never-seen
+  heavy tail beyond the upper bound, a constant, sometimes stated as one: ``lower = upper``), categorical (1 to 6 levels, rare and never-seen
   levels, missing values under a declared ``missing`` level, undeclared values under an ``other``
   level or, rarely, refused), datetime (ISO text at day, hour, minute or second steps), time of day
   (``H:MM``, ``HH:MM:SS`` at hour, minute or second steps), ``missing:
@@ -133,6 +133,8 @@ def numeric_columns(draw, name: str, n: int, rng: np.random.Generator):
         spec["missing"] = "allowed"
         share = draw(st.sampled_from([0.0, 0.1, 0.5, 1.0]))
         text[rng.random(n) < share] = None
+    elif shape == "constant" and draw(st.booleans()):  # the value stated as public: lower = upper
+        spec.update(lower=float(v[0]), upper=float(v[0]))
     return spec, text
 
 
@@ -301,6 +303,9 @@ def check_release(case: Case, out: pd.DataFrame) -> None:
             v = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
             assert not np.isnan(v).any(), f"column {c.name!r} released non-numbers {list(values[np.isnan(v)])[:5]}"
             tol = 1e-9 * max(1.0, abs(c.lower), abs(c.upper))
+            stated = case.schema["columns"][c.name]
+            if stated.get("lower") == stated.get("upper"):  # a stated constant: every row holds it
+                assert np.allclose(v, stated["lower"], rtol=1e-12, atol=tol), f"column {c.name!r} is not its constant"
             assert ((v >= c.lower - tol) & (v <= c.upper + tol)).all(), \
                 f"column {c.name!r} released values outside [{c.lower}, {c.upper}]: {v[(v < c.lower) | (v > c.upper)][:5]}"
             if c.resolution is not None:
