@@ -227,7 +227,7 @@ def cases(draw) -> Case:
         specs[name], data[name] = draw(strategy(name, n, rng))
     if draw(st.integers(0, 3)) > 0:  # a label in three tables of four
         specs["label"], data["label"] = draw(categorical_columns("label", n, rng, label=True))
-    plain = [k for k, s in specs.items() if s["type"] == "numeric" and "missing" not in s]
+    plain = [k for k, s in specs.items() if s["type"] == "numeric" and "missing" not in s and s["lower"] != s["upper"]]
     if plain and draw(st.integers(0, 7)) == 0:  # rarely, a regression target
         specs[plain[0]]["role"] = "target"
     schema = {"columns": specs}

@@ -143,8 +143,9 @@ def test_a_constant_column_is_a_public_value_drafted_stated_and_released_as_it_i
     assert (out["year"] == 2013).all() and len(out) == len(df)
     with pytest.raises(ParameterError, match="lo = hi for a column of one value"):
         dp_draft(df, 4.0, rng=1, facts=facts, ranges={"year": (2014, 2013)})
-    with pytest.raises(SchemaError, match="smaller than upper"):  # one value or missing: not a constant
-        Schema.from_dict({"columns": {"y": {"type": "numeric", "lower": 1, "upper": 1, "missing": "allowed"}}})
+    for other in ({"missing": "allowed"}, {"role": "target"}):  # one value or missing, a target: not a constant
+        with pytest.raises(SchemaError, match="lower and upper are both 1: a column of one value"):
+            Schema.from_dict({"columns": {"y": {"type": "numeric", "lower": 1, "upper": 1, **other}}})
 
 
 def test_dp_draft_refusals():

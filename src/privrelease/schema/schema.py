@@ -53,6 +53,10 @@ class NumericColumn:
             v = getattr(self, bound)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise SchemaError(f"column '{self.name}': '{bound}' must be a finite number, got {v!r}")
+        if self.lower == self.upper:
+            raise SchemaError(f"column '{self.name}': lower and upper are both {self.lower:g}: a column of one value is "
+                              f"stated so only without missing values and not as the target (it is then released as "
+                              f"that value); give it a range")
         if not self.lower < self.upper:
             raise SchemaError(
                 f"column '{self.name}': lower ({self.lower}) must be smaller than upper ({self.upper})"
@@ -423,6 +427,7 @@ def _constant_columns(items: list) -> tuple[list, list]:
     out, rules = [], []
     for name, spec in items:
         if (isinstance(spec, Mapping) and spec.get("type") == "numeric" and spec.get("missing") is None
+                and spec.get("role") in (None, "feature")
                 and _finite_number(spec.get("lower")) and spec.get("lower") == spec.get("upper")):
             value = spec["lower"]
             step = spec.get("step") if _finite_number(spec.get("step")) and spec.get("step") > 0 else 1
