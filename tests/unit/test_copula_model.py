@@ -247,6 +247,31 @@ def test_pair_counts_derive_a_pair_from_its_triple_with_the_label():
         np.testing.assert_array_equal(counts, np.bincount(key, minlength=counts.size))
 
 
+def test_pair_counts_over_several_row_blocks_and_shared_tails(monkeypatch):
+    """Rows counted a block at a time, and marginals that end in the same attributes (keyed once), give every
+    marginal's exact counts."""
+    monkeypatch.setattr(CP, "PAIR_COUNT_ROWS", 64)
+    rng = np.random.default_rng(1)
+    sizes = (3, 5, 4, 2)
+    codes = np.stack([rng.integers(0, s, 1000) for s in sizes], axis=1)
+    pairs = [(0, 2, 3), (1, 2, 3), (0, 1), (2, 3), (1, 3), (0, 1, 2, 3), (3,)]
+    for attrs, counts in zip(pairs, CP.pair_counts(codes, sizes, pairs)):
+        key = np.ravel_multi_index(tuple(codes[:, a] for a in attrs), tuple(sizes[a] for a in attrs))
+        np.testing.assert_array_equal(counts, np.bincount(key, minlength=counts.size))
+
+
+def test_cell_order_is_lexsort_by_cell_then_key():
+    """The sampler's ordering of records (by cell, by a continuous key inside a cell) is lexsort's, for small cells
+    (a radix sort) and large ones."""
+    from privrelease.mechanisms.gauss_mixture.copula_sample import cell_order
+
+    rng = np.random.default_rng(2)
+    key = rng.random(5000)
+    for top in (12, 40_000):
+        cell = rng.integers(0, top, 5000)
+        np.testing.assert_array_equal(cell_order(cell, key), np.lexsort((key, cell)))
+
+
 def test_the_fitted_model_stays_within_its_size_bound(monkeypatch):
     """The size test counts the cliques a warm-started refit carries: the fitted model, the final one included,
     never holds more than ``MAX_MODEL_CELLS`` cells (counting the measured sets alone, carried cliques merged past

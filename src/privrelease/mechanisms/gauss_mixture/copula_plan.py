@@ -316,21 +316,37 @@ class Attributes:
         return np.stack(cols, axis=1) if cols else np.zeros((X.shape[0], 0), dtype=np.int64)
 
 
+#: Rows counted together by :func:`pair_counts` (its cached keys: a few hundred arrays of this many rows at most).
+PAIR_COUNT_ROWS = 16_384
+
+
 def pair_counts(codes: np.ndarray, sizes, pairs) -> list:
     """Counts of every marginal ``(a, b, ...)`` of attributes over rows of cell ``codes`` (row-major, in the
     tuple's order). A marginal whose attributes begin another one's with one more (a pair and the pair with
-    the label) is that one's counts summed over its last attribute, not counted again."""
-    cols = np.ascontiguousarray(np.asarray(codes, dtype=np.int64).T)  # one contiguous row per attribute
-    wanted = {tuple(int(a) for a in attrs) for attrs in pairs}
+    the label) is that one's counts summed over its last attribute, not counted again.
+
+    A marginal's key is its first attribute's code times the cells of the rest, plus the rest's key; the rest
+    (``(b, label)`` for every triple with the label) is keyed once for all the marginals that end in it, so a
+    marginal costs one product, one sum and one ``bincount`` (rows taken ``PAIR_COUNT_ROWS`` at a time)."""
+    codes = np.asarray(codes, dtype=np.int64)
+    wanted = {tuple(map(int, attrs)) for attrs in pairs}
     parent = {d[:-1]: d for d in wanted if len(d) > 1}
-    done = {}
-    for attrs in sorted(wanted, key=len, reverse=True):  # a longer marginal before the ones it holds
-        if attrs in parent:
-            full = parent[attrs]
-            done[attrs] = done[full].reshape(-1, sizes[full[-1]]).sum(axis=1)
-            continue
-        key = cols[attrs[0]]
-        for a in attrs[1:]:
-            key = key * sizes[a] + cols[a]
-        done[attrs] = np.bincount(key, minlength=math.prod(sizes[a] for a in attrs))
-    return [done[tuple(int(a) for a in attrs)] for attrs in pairs]
+    counted = sorted((d for d in wanted if d not in parent), key=lambda d: d[1:])
+    done = {d: np.zeros(math.prod(sizes[a] for a in d), dtype=np.int64) for d in counted}
+    for start in range(0, codes.shape[0], PAIR_COUNT_ROWS):
+        cols = np.ascontiguousarray(codes[start:start + PAIR_COUNT_ROWS].T)  # one contiguous row per attribute
+        tails = {}
+        for attrs in counted:
+            rest = attrs[1:]
+            if len(rest) > 1 and rest not in tails:
+                key = cols[rest[0]]
+                for a in rest[1:]:
+                    key = key * sizes[a] + cols[a]
+                tails[rest] = key
+            tail = tails[rest] if len(rest) > 1 else cols[rest[0]] if rest else 0
+            done[attrs] += np.bincount(cols[attrs[0]] * math.prod(sizes[a] for a in rest) + tail,
+                                       minlength=done[attrs].size)
+    for attrs in sorted(parent, key=len, reverse=True):  # a longer marginal before the ones it holds
+        full = parent[attrs]
+        done[attrs] = done[full].reshape(-1, sizes[full[-1]]).sum(axis=1)
+    return [done[tuple(map(int, attrs))] for attrs in pairs]

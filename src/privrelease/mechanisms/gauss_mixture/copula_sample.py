@@ -55,7 +55,7 @@ def rank_match_within(z: np.ndarray, node: np.ndarray, cells: NumericTree, start
     ``starts[i]:starts[i + 1]``): inside each node, the i-th smallest latent score of its m records takes the
     released quantile at ``(i + U) / m`` of the node's leaves (as :func:`rank_match` does for the whole column)."""
     m = z.size
-    order = np.lexsort((z + 1e-12 * gen.standard_normal(m), node))
+    order = cell_order(node, z + 1e-12 * gen.standard_normal(m))
     ns = node[order]
     cnt = np.bincount(node, minlength=starts.size - 1)
     first = np.concatenate([[0], np.cumsum(cnt)[:-1]])
@@ -67,6 +67,16 @@ def rank_match_within(z: np.ndarray, node: np.ndarray, cells: NumericTree, start
     out = np.empty(m)
     out[order] = cells.values(k, frac)
     return out
+
+
+def cell_order(cell: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """``np.lexsort((key, cell))``: the records by cell, by ``key`` inside a cell (ties of ``key`` in any order),
+    as a sort by ``key`` then a stable sort by cell, the latter a radix sort on 16-bit cells: a third of
+    lexsort's time on 50,000 records (50 numeric columns' two orderings each were a tenth of a release)."""
+    order = np.argsort(key)
+    cell = np.asarray(cell)[order]
+    small = cell.size == 0 or (cell.min() >= 0 and cell.max() < 2 ** 15)
+    return order[np.argsort(cell.astype(np.int16) if small else cell, kind="stable")]
 
 
 def _heaviest_leaf(masses, starts, nodes, k):
@@ -188,7 +198,7 @@ def within_scores(cells: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     n, k = cells.shape
     ranks = np.empty((n, k))
     for j in range(k):
-        order = np.lexsort((gen.random(n), cells[:, j]))
+        order = cell_order(cells[:, j], gen.random(n))
         ranks[order, j] = (np.arange(n) + 0.5) / n
     R = np.nan_to_num(np.corrcoef(ndtri(ranks), rowvar=False))
     np.fill_diagonal(R, 1.0)
