@@ -10,7 +10,7 @@ import yaml
 from privrelease.dp.draft import OTHER, dp_draft, dp_draft_schema, draft_cost
 from privrelease.dp.partition import partition_parameters, select_partitions
 from privrelease.dp.quantiles import approx_range, default_grid, dp_quantile, quantile_scores, range_grid
-from privrelease.errors import DataWarning, ParameterError, SchemaError
+from privrelease.errors import DataWarning, InputDataError, ParameterError, SchemaError
 from privrelease.noise import make_source
 from privrelease.schema import Encoder, Schema
 from privrelease.schema.values import StatedFacts
@@ -251,7 +251,7 @@ def test_declared_levels_cost_nothing_and_keep_the_label():
     df = pd.DataFrame({"x": np.arange(344) % 50, "species": ["A", "C", "G", "A"] * 86})
     facts = StatedFacts.of("species", integer=["x"], levels={"species": ["A", "C", "G"]})
     d = dp_draft(df, 0.5, 1e-4, rng=0, facts=facts)
-    assert d.schema["columns"]["species"]["categories"] == ["A", "C", "G", OTHER]
+    assert d.schema["columns"]["species"]["categories"] == ["A", "C", "G"]  # the whole domain: no catch-all
     assert d.cost.delta == 0.0 and d.schema["provenance"]["per_column"]["epsilon"] == 0.5
 
 
@@ -310,7 +310,9 @@ def test_declared_levels_are_the_same_in_both_drafts():
         warnings.simplefilter("ignore")
         exact = draft_schema_dict(df, facts=facts)["columns"]["sp"]
     assert exact == dp_draft(df, 1.0, rng=0, facts=facts).schema["columns"]["sp"]
-    assert exact["categories"] == ["A", "C", "G", OTHER] and exact["other"] == OTHER
+    assert exact["categories"] == ["A", "C", "G"] and "other" not in exact
+    with pytest.raises(InputDataError, match=r"column 'sp' has 100 value\(s\) in 1 category not declared"):
+        Encoder(Schema.from_dict({"columns": {"sp": exact}})).encode(df[["sp"]])  # a value outside: refused
 
 
 def test_a_public_date_range_is_set_as_stated():

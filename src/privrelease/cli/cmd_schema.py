@@ -17,9 +17,9 @@ def schema_draft(
     label: Optional[str] = typer.Option(None, "--label", help="Column to mark as the label."),
     columns: Optional[str] = typer.Option(None, "--columns", help="Comma-separated columns to draft (default: "
                                           "all); the others are not read, not charged and not in the schema."),
-    epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Draft under differential privacy with "
-                                            "this epsilon (every decision stated or charged). Without it "
-                                            "the draft reads the data and is NOT private."),
+    epsilon: Optional[float] = typer.Option(None, "--epsilon", "-e", help="Draft under differential privacy with this "
+                                            "epsilon (every decision stated or charged). Without it the draft "
+                                            "reads the data and is NOT private."),
     delta: Optional[float] = typer.Option(None, "--delta", help="DP draft: delta for the selection of "
                                           "categorical levels (default min(1e-5, 1/(10 n)))."),
     range_: List[str] = typer.Option([], "--range", help="DP draft: the public bounds lo,hi of every numeric "
@@ -27,8 +27,7 @@ def schema_draft(
                                      "stated, no budget spent on them."),
     quantiles: str = typer.Option("0.01,0.99", "--quantiles", help="DP draft: the quantiles that become the "
                                   "lower and upper bounds."),
-    numeric: Optional[str] = typer.Option(None, "--numeric", help="Comma-separated columns that are numeric "
-                                          "(a public fact: not decided from the data)."),
+    numeric: Optional[str] = typer.Option(None, "--numeric", help="Comma-separated numeric columns (a public fact)."),
     integer: Optional[str] = typer.Option(None, "--integer", help="Comma-separated numeric columns of whole numbers."),
     categorical: Optional[str] = typer.Option(None, "--categorical", help="Comma-separated categorical columns."),
     datetime: Optional[str] = typer.Option(None, "--datetime", help="Comma-separated date columns (ISO dates); "
@@ -37,7 +36,8 @@ def schema_draft(
     time: Optional[str] = typer.Option(None, "--time", help="Comma-separated time-of-day columns (13:45, "
                                        "13:45:30); COLUMN=second (hour) states the step (default minute)."),
     levels: Optional[Path] = typer.Option(None, "--levels", help="YAML file COLUMN: [level, ...] of declared "
-                                          "(public) levels: no budget spent on those columns."),
+                                          "(public) levels, the whole domain: no budget spent on those columns."),
+    complete: Optional[str] = typer.Option(None, "--complete", help="Columns without missing values (public)."),
     ledger: Optional[Path] = typer.Option(None, "--ledger", help="DP draft: charge the draft to this ledger."),
     dataset_id: Optional[str] = typer.Option(None, "--dataset-id", help="DP draft: dataset identifier in the ledger."),
     budget: Optional[str] = typer.Option(None, "--budget", help="DP draft: total budget EPS[,DELTA] declared "
@@ -55,7 +55,7 @@ def schema_draft(
 
     (dates, steps), (times, time_steps) = _dates(datetime), _dates(time, "--time", ("hour", "minute", "second"))
     df, facts = _table_and_facts(input, sep, encoding, columns, StatedFacts.of(
-        label, _names(numeric), _names(categorical), dates, _names(integer), _levels(levels),
+        label, _names(numeric), _names(categorical), dates, _names(integer), _levels(levels), _names(complete),
         steps={**steps, **time_steps}, time=times))
     if epsilon is not None:
         _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, dataset_id, budget, seed)

@@ -230,7 +230,7 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
                             f"e.g. --categorical {name}, to keep it); " + fresh_identifiers_hint(name))
         return None
     if name in (ctx.facts.levels or {}):  # nothing read: missing values, if any, stay missing (not in a label)
-        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label, OTHER,
+        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label,
                                     missing=name not in ctx.facts.complete)
     text = canonical_text(s)
     eps = ctx.eps_c

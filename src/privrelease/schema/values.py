@@ -205,21 +205,21 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     return bool(c[2] <= FRACTION_SHARE * c[1:].sum())
 
 
-def declared_levels_spec(levels, is_label: bool, other: str = "(other)", missing: bool = True) -> dict:
-    """A categorical column of declared (public) levels: values not declared go to ``other``; missing values
-    stay missing (``missing: allowed``) when ``missing``, never in a label (a release refuses them there).
+def declared_levels_spec(levels, is_label: bool, missing: bool = True) -> dict:
+    """A categorical column of declared (public) levels: exactly those levels, no ``(other)`` (a declared list is
+    the column's whole domain: a release refuses a value outside it, in one line, before anything is charged, and
+    an empty catch-all level would only gather the noise's share of a level no record holds, a class of its own
+    in a label); missing values stay missing (``missing: allowed``) when ``missing``, never in a label (a release
+    refuses them there).
 
     >>> declared_levels_spec(["a", "b", "a"], True)["categories"]
-    ['a', 'b', '(other)']
+    ['a', 'b']
     """
-    levels = [str(v) for v in dict.fromkeys(levels)]
-    other = other if other not in levels else other + " "
-    spec: dict = {"type": "categorical", "categories": levels + [other]}
+    spec: dict = {"type": "categorical", "categories": [str(v) for v in dict.fromkeys(levels)]}
     if is_label:
         spec["role"] = "label"
     elif missing:
         spec["missing"] = "allowed"
-    spec["other"] = other
     return spec
 
 
