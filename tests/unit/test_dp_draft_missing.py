@@ -63,3 +63,20 @@ def test_every_column_with_undeclared_missing_values_is_named_in_one_message():
     msg = str(e.value)
     assert "\n" not in msg and all(f"'{c}'" in msg for c in "abc") and "'d'" not in msg
     assert "missing: allowed" in msg
+
+
+def test_columns_stated_complete_in_the_python_draft_have_no_missing_values():
+    """``dp_draft_schema(..., complete=...)``, the CLI's ``--complete``: no column stated complete is drafted
+    ``missing: allowed``, at an epsilon where the noisy flag would now and then say so."""
+    import warnings
+
+    from privrelease.dp.draft import dp_draft_schema
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"x": rng.integers(0, 100, 2000), "c": rng.choice(["a", "b"], 2000)})
+    for seed in range(20):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            schema, _ = dp_draft_schema(df, 0.02, 1e-6, rng=seed, integer=["x"], categorical=["c"],
+                                        levels={"c": ["a", "b"]}, ranges={"x": (0, 99)}, complete=["x", "c"])
+        assert [c.missing for c in schema.columns] == [None, None]

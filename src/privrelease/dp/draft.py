@@ -135,14 +135,15 @@ def draft_cost(columns, epsilon: float, delta: float | None, facts: StatedFacts 
 def dp_draft_schema(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rng=None,
                     label: str | None = None, ranges: dict | None = None, categorical=(), numeric=(),
                     datetime=(), integer=(), levels: dict | None = None, steps: dict | None = None,
-                    quantiles=DEFAULT_QUANTILES) -> tuple[Schema, PrivacyCost]:
-    """Draft a :class:`~privrelease.schema.Schema` under (epsilon, delta)-DP (see :func:`dp_draft`).
+                    complete=(), quantiles=DEFAULT_QUANTILES) -> tuple[Schema, PrivacyCost]:
+    """Draft a :class:`~privrelease.schema.Schema` under (epsilon, delta)-DP (see :func:`dp_draft`); ``complete``:
+    columns stated to hold no missing values (the CLI's ``--complete``).
 
     A drafted datetime column needs the schema's ``datetime`` type; :func:`dp_draft` returns
     the YAML mapping, which holds it in any case.
     """
     d = dp_draft(df, epsilon, delta, rng=rng, ranges=ranges, quantiles=quantiles,
-                 facts=StatedFacts.of(label, numeric, categorical, datetime, integer, levels, steps=steps))
+                 facts=StatedFacts.of(label, numeric, categorical, datetime, integer, levels, complete, steps=steps))
     for line in d.warnings:
         warnings.warn(line, DataWarning, stacklevel=2)
     return Schema.from_dict(d.schema), d.cost
