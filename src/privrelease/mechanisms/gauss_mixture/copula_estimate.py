@@ -278,7 +278,7 @@ class ModelFit:
         self._g, self.plan, self.n, self.gen = G, plan, float(n), gen
         self.sizes = tuple(int(s) for s in plan.attributes.sizes)
         self.measurements, self.zeros = list(first), list(zeros)
-        self.model, self._cached, self._fresh, self._inside, self._outside_ = None, None, [], None, None
+        self.model, self._cached, self._fresh, self._inside = None, None, [], None
         T = int(plan.rounds)
         self.batch = 1 if T <= D.EVERY_ROUND_REFITS else -(-T // D.WIDE_REFITS)  # rounds between two refits
         refits = -(-T // self.batch)
@@ -309,12 +309,13 @@ class ModelFit:
         the other, from the candidates' and the fresh sets' attribute indicators)."""
         if not self._fresh:
             return np.ones(len(self.plan.pairs), dtype=bool)
-        C, outside = self._indicators(), self._outside()
+        C = self._indicators()
         F = np.zeros((len(self._fresh), len(self.sizes)))
         for i, f in enumerate(self._fresh):
             F[i, list(f)] = 1.0
-        inside = (C @ (1.0 - F).T) == 0  # candidate within a fresh set
-        holds = (outside @ F.T) == 0     # a fresh set within the candidate
+        shared = C @ F.T  # attributes a candidate and a fresh set share
+        inside = shared == C.sum(axis=1)[:, None]  # every attribute of the candidate in the fresh set
+        holds = shared == F.sum(axis=1)[None, :]   # every attribute of the fresh set in the candidate
         return ~(inside | holds).any(axis=1)
 
     def _counts(self) -> list:
@@ -344,12 +345,6 @@ class ModelFit:
             for i, c in enumerate(self.plan.pairs):
                 self._inside[i, list(c)] = 1.0
         return self._inside
-
-    def _outside(self) -> np.ndarray:
-        """``1 -`` :meth:`_indicators` (made once)."""
-        if self._outside_ is None:
-            self._outside_ = 1.0 - self._indicators()
-        return self._outside_
 
     def fits(self, r: int) -> bool:
         """Whether candidate ``r`` keeps the model's junction tree within ``MAX_MODEL_CELLS``: the tree the next refit

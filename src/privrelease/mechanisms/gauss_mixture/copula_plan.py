@@ -331,22 +331,27 @@ def pair_counts(codes: np.ndarray, sizes, pairs) -> list:
     codes = np.asarray(codes, dtype=np.int64)
     wanted = {tuple(map(int, attrs)) for attrs in pairs}
     parent = {d[:-1]: d for d in wanted if len(d) > 1}
-    counted = sorted((d for d in wanted if d not in parent), key=lambda d: d[1:])
-    done = {d: np.zeros(math.prod(sizes[a] for a in d), dtype=np.int64) for d in counted}
+    counted = [(d, d[1:], math.prod(sizes[a] for a in d[1:])) for d in wanted if d not in parent]
+    counted.sort(key=lambda c: c[1])  # the marginals of one rest together, its key in cache
+    done = {d: np.zeros(math.prod(sizes[a] for a in d), dtype=np.int64) for d, _, _ in counted}
     for start in range(0, codes.shape[0], PAIR_COUNT_ROWS):
         cols = np.ascontiguousarray(codes[start:start + PAIR_COUNT_ROWS].T)  # one contiguous row per attribute
-        tails = {}
-        for attrs in counted:
-            rest = attrs[1:]
-            if len(rest) > 1 and rest not in tails:
-                key = cols[rest[0]]
-                for a in rest[1:]:
-                    key = key * sizes[a] + cols[a]
-                tails[rest] = key
-            tail = tails[rest] if len(rest) > 1 else cols[rest[0]] if rest else 0
-            done[attrs] += np.bincount(cols[attrs[0]] * math.prod(sizes[a] for a in rest) + tail,
-                                       minlength=done[attrs].size)
+        tails = {}  # the key of every rest, made once
+        for d, rest, cells in counted:
+            if rest not in tails:
+                tails[rest] = _row_major_key(cols, sizes, rest)
+            done[d] += np.bincount(cols[d[0]] * cells + tails[rest], minlength=done[d].size)
     for attrs in sorted(parent, key=len, reverse=True):  # a longer marginal before the ones it holds
         full = parent[attrs]
         done[attrs] = done[full].reshape(-1, sizes[full[-1]]).sum(axis=1)
     return [done[tuple(map(int, attrs))] for attrs in pairs]
+
+
+def _row_major_key(cols: np.ndarray, sizes, attrs: tuple):
+    """Each row's cell of the marginal ``attrs`` in row-major order (0 for no attribute)."""
+    if not attrs:
+        return 0
+    key = cols[attrs[0]]
+    for a in attrs[1:]:
+        key = key * sizes[a] + cols[a]
+    return key
