@@ -22,7 +22,7 @@ def test_dp_draft_charged_to_the_ledger_and_recorded_by_the_release(tmp_path, ca
     data, ledger = _data(tmp_path), tmp_path / "budget.sqlite"
     code, out, err = run_cli(["schema", "draft", str(data), "--epsilon", "6", "--delta", "1e-6", "--label", "y",
                               "--range", "score=0,1", "--seed", "0", "--ledger", str(ledger), "--dataset-id", "d",
-                              "--budget", "10,1e-4"], capsys)
+                              "--budget", "10,1e-4", "--complete", "age,score,city,y"], capsys)
     assert code == 0, err
     assert "drafted privately" in err and "NOT private" not in err
     sch = yaml.safe_load(out)
@@ -52,6 +52,14 @@ def test_dp_draft_over_budget_is_refused_and_prints_nothing(tmp_path, capsys):
 def test_dp_options_without_epsilon_are_refused(tmp_path, capsys):
     code, out, err = run_cli(["schema", "draft", str(_data(tmp_path)), "--range", "0,1"], capsys)
     assert code == 2 and "give --epsilon" in err
+
+
+def test_several_columns_in_one_range_are_refused_in_one_line(tmp_path, capsys):
+    data, ledger = _data(tmp_path), tmp_path / "budget.sqlite"
+    code, out, err = run_cli(["schema", "draft", str(data), "--epsilon", "1", "--range", "score=0,1,age=0,100",
+                              "--ledger", str(ledger), "--dataset-id", "d"], capsys)
+    assert code == 2 and out == "" and "give each its own --range" in err and len(err.strip().splitlines()) == 1
+    assert not ledger.exists() or "epsilon_spent" not in run_cli(["ledger", "show", str(ledger), "--json"], capsys)[1]
 
 
 def _messy(tmp_path, n=3000):

@@ -227,6 +227,33 @@ def test_profile_audit_and_halved_noise_mutant(monkeypatch, trials):
     assert half.epsilon_lower > EPS, half
 
 
+# The decimals: d1's last b9 becomes "0.25" (a fraction of two decimals): the text count and the repeats fall
+# by 1, the two-decimal count rises by 1 (the values outside the top 10 stay at 2): L1 3 of the 4 the noise is
+# calibrated to, so the event below has the exact loss 3/4 epsilon (the halved-noise mutant's: 3/2 epsilon).
+
+def _decimals_audit(seed, trials):
+    d0, _ = _profile_pair()
+    d1 = d0.copy()
+    d1.iloc[-1] = "0.25"
+    e1 = draft.ColumnCounts.exact(d1)
+
+    def run(d, rng):
+        c = draft.noisy_profile(d, EPS, make_source(rng))[0]
+        return float(c.decimals[1] >= e1.decimals[1] and c.classes[4] <= e1.classes[4] and c.repeats <= e1.repeats)
+
+    return audit_epsilon(run=run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
+
+
+@pytest.mark.parametrize("trials", PRIMITIVE_TRIALS)
+def test_profile_decimals_audit_and_halved_noise_mutant(monkeypatch, trials):
+    res = _decimals_audit(0, trials)
+    assert res.epsilon_lower <= 0.75 * EPS, res
+    assert res.epsilon_lower > 0.45 * EPS, res
+    monkeypatch.setattr(draft, "PROFILE_SENSITIVITY", draft.PROFILE_SENSITIVITY / 2)
+    half = _decimals_audit(1, trials)
+    assert half.epsilon_lower > EPS, half
+
+
 # ---- the whole draft, end to end (privrelease.dp.draft.dp_draft) --------------------------------
 # One stated integer column and few records, so the column's bounds are its scale step with the
 # whole of epsilon (a stated integer column has no profile).

@@ -365,3 +365,27 @@ def test_a_date_columns_bounds_are_the_years_that_hold_it_on_a_small_budget():
     d = dp_draft(df, 0.5, rng=0, facts=StatedFacts.of(datetime=["when"]))
     assert d.schema["columns"]["when"]["step"] == "day"
     assert any("--datetime when=hour" in w for w in d.warnings)  # a public line: no value read for it
+
+
+def test_the_drafted_step_is_the_precision_the_values_are_written_with():
+    """Both drafts give a column of fractions the step its values are written with (ratings to one decimal, prices
+    to cents; a few values written finer do not count), none to a continuous one; the release keeps the values on
+    that grid."""
+    rng = np.random.default_rng(3)
+    n = 20_000
+    rating = np.round(rng.uniform(1, 10, n), 1)
+    rating[:200] = np.round(rng.uniform(1, 10, 200), 3)  # 1 % written finer
+    df = pd.DataFrame({"rating": rating, "price": np.round(rng.gamma(2.0, 20.0, n), 2),
+                       "x": rng.normal(size=n), "y": rng.choice(["no", "yes"], n)})
+    facts = StatedFacts.of(label="y", numeric=["rating", "price", "x"])
+    cols = dp_draft(df, 2.0, 1e-6, rng=0, facts=facts).schema["columns"]
+    assert cols["rating"]["step"] == 0.1 and cols["price"]["step"] == 0.01 and "step" not in cols["x"]
+    from privrelease.schema.drafting import draft_schema_dict
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = draft_schema_dict(df, facts=facts)["columns"]
+    assert exact["rating"]["step"] == 0.1 and exact["price"]["step"] == 0.01 and "step" not in exact["x"]
+    from privrelease.release import release
+    cols["rating"].update(lower=1.0, upper=10.0)
+    out = release(df, Schema.from_dict({"columns": cols}), "gauss-copula", 1.0, delta=1e-6, rng=0).data["rating"]
+    assert np.allclose(out * 10, np.round(out * 10)) and out.nunique() <= 91

@@ -160,6 +160,8 @@ def _dp_schema_draft(df, facts, epsilon, delta, range_, quantiles, ledger, datas
     ranges = {}
     for item in range_:
         col, _, text = item.rpartition("=")
+        if "=" in col:
+            err(f"--range '{item}' states more than one column: give each its own --range COLUMN=lo,hi")
         ranges[col or "*"] = _range_pair(text)
     qs = number_pair(quantiles, "--quantiles")
     if delta is None:

@@ -10,12 +10,15 @@
   identifier (``id``, ``*_id``, ``patientId``), which are left out.
 * **A noisy profile** of every column whose kind, (stated numeric) integer flag or (stated date)
   timezone is not stated: Laplace counts of its missing values, integers, other numbers, ISO
-  dates, ISO date-times with a UTC offset and other text, of its values outside the 10 most
-  frequent and of its repeated values. The kind
+  dates, ISO date-times with a UTC offset and other text, the other numbers split by the decimals
+  they are written with, of its values outside the 10 most frequent and of its repeated values. The kind
   (numeric, integer, datetime, categorical, identifier, empty) follows from these counts by the
   rule both drafts use (:func:`~privrelease.schema.values.decide_kind`), and a date column's
   ``timezone: UTC`` from the noisy counts of dates with and without an offset (a stated date
-  column gets a profile for that alone).
+  column gets a profile for that alone). A numeric column of fractions gets ``step: 10^-k`` for the most
+  decimals k that more than 5 % of its numbers are written with, by a noisy count noise alone seldom reaches
+  (:func:`~privrelease.schema.values.drafted_step`: the release then keeps its values at that precision), none
+  beyond six decimals.
 * **Bounds and missing values** of numeric and datetime columns: a DP magnitude histogram with
   a bin of the missing values (the scale, :func:`~privrelease.dp.quantiles.approx_range`), then
   two DP quantiles over readable candidates inside it; with a public ``--range``, the bounds as
@@ -47,8 +50,8 @@ import yaml
 from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
-from ..schema.values import (CLASSES, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
-                             canonical_text, decide_kind, declared_levels_spec, fresh_identifiers_hint,
+from ..schema.values import (CLASSES, MAX_DECIMALS, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
+                             canonical_text, decimal_places, decide_kind, declared_levels_spec, drafted_step, fresh_identifiers_hint,
                              identifier_name, iso_day, label_missing_line, value_classes, whole_numbers,
                              with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
@@ -235,9 +238,9 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
                                     missing=name not in ctx.facts.complete)
     text = canonical_text(s)
     eps = ctx.eps_c
-    kind, counts = plan.stated, None
+    kind, counts, b = plan.stated, None, 0.0
     if plan.profile:
-        counts, _ = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
+        counts, b = noisy_profile(text, PROFILE_SHARE * eps, ctx.source)
         eps -= PROFILE_SHARE * eps
         if kind is None:
             kind = decide_kind(counts, ctx.n)
@@ -254,7 +257,10 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
         return _categorical_column(text, name, eps, ctx)
     if kind == "time":
         return _time_column(text, name, eps, ctx)
-    return with_timezone(_bounded_column(text, name, kind, eps, ctx), counts)
+    spec = _bounded_column(text, name, kind, eps, ctx)
+    step = (drafted_step(counts, laplace_threshold(b, MISSING_FLAG_RATE, MAX_DECIMALS + 1))
+            if kind == "numeric" and counts is not None else None)
+    return with_timezone(spec if step is None else {**spec, "step": step}, counts)
 
 
 def _time_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
@@ -273,24 +279,28 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
 
     Notes
     -----
-    The released vector: the counts of the six value classes (missing, integer, other
-    number, ISO date, other text, ISO date-time with its UTC offset; one class per record, so replacing a record moves two
-    counts by 1: L1 sensitivity 2), the number of present values outside the 10 most frequent
-    ones (sensitivity 1: the top-10 total is a maximum over sets of levels of sums of counts,
-    each moved by at most 1) and the number of repeated values, present values minus distinct
-    ones (sensitivity 1: removing a record lowers it by 0 or 1, adding one raises it by 0 or
-    1). Total L1 sensitivity 4: Laplace noise of scale ``4 / epsilon`` on every coordinate is
-    epsilon-DP.
+    The released vector: the counts of the value classes (missing, integer, ISO date, other text, ISO
+    date-time with its UTC offset, and the fractions split by the decimals they are written with, 1 to
+    ``MAX_DECIMALS`` and more, :func:`~privrelease.schema.values.decimal_places`; one class per record, so
+    replacing a record moves two counts by 1: L1 sensitivity 2), the number of present values outside the 10
+    most frequent ones (sensitivity 1: the top-10 total is a maximum over sets of levels of sums of counts,
+    each moved by at most 1) and the number of repeated values, present values minus distinct ones
+    (sensitivity 1: removing a record lowers it by 0 or 1, adding one raises it by 0 or 1). Total L1
+    sensitivity 4: Laplace noise of scale ``4 / epsilon`` on every coordinate is epsilon-DP. The fraction
+    class's count is the sum of its noisy decimal counts (post-processing).
     """
     codes = value_classes(text)
     present = text[codes != 0]
     vc = present.value_counts()
-    exact = np.r_[np.bincount(codes, minlength=len(CLASSES)).astype(np.float64),
-                  len(present) - vc.iloc[:TOP_LEVELS].sum(), len(present) - len(vc)]
+    classes = np.bincount(codes, minlength=len(CLASSES)).astype(np.float64)
+    places = np.bincount(decimal_places(text), minlength=MAX_DECIMALS + 2)[1:].astype(np.float64)
+    exact = np.r_[np.delete(classes, 2), places, len(present) - vc.iloc[:TOP_LEVELS].sum(), len(present) - len(vc)]
     noisy, b = source.add_laplace(exact, PROFILE_SENSITIVITY, float(epsilon), exact.size)
     noisy = np.asarray(noisy, dtype=np.float64)
-    k = len(CLASSES)
-    return ColumnCounts(tuple(noisy[:k].tolist()), float(noisy[k]), float(noisy[k + 1])), float(b)
+    k, p = len(CLASSES) - 1, places.size
+    decimals = noisy[k:k + p]
+    return ColumnCounts(tuple(np.insert(noisy[:k], 2, decimals.sum()).tolist()), float(noisy[k + p]),
+                        float(noisy[k + p + 1]), tuple(decimals.tolist())), float(b)
 
 
 def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Context) -> dict:

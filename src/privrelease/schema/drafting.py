@@ -38,7 +38,7 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
     columns are left out with a warning. Numeric bounds are widened to round numbers.
     """
     from .values import NA_TOKENS, ColumnCounts, StatedFacts, canonical_text, decide_kind, declared_levels_spec, \
-        identifier_name, missing_tokens, value_classes, whole_numbers, with_timezone
+        drafted_step, identifier_name, missing_tokens, value_classes, whole_numbers, with_timezone
 
     facts = facts or StatedFacts()
     if facts.label is not None and facts.label not in df.columns:
@@ -71,6 +71,8 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)
                       if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing,
                                                                                   facts.step(name)), counts))
+        if kind == "numeric" and drafted_step(counts) is not None:
+            cols[name]["step"] = drafted_step(counts)
     if not cols:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     out: dict = {"na_values": [t for t in NA_TOKENS if t in na]} if na else {}

@@ -34,6 +34,7 @@ FEW_LEVELS_OUTSIDE_TOP = 0.05  # at most this share outside the 10 most frequent
 TOP_LEVELS = 10
 REPEAT_SHARE = 0.02  # at most this share of values repeating another: identifier-like (whole numbers)
 TEXT_DISTINCT_SHARE = 0.3  # text with at least this share of distinct values among its present ones: identifier-like
+MAX_DECIMALS = 6  # fractions written with more decimals (or in exponent form) have no drafted step
 EMPTY_SHARE = 0.01  # fewer present values than this share of n: an empty column
 MIN_IDENTIFIER_N = 100  # below this many records, distinct values say little: never identifier-like
 
@@ -85,6 +86,25 @@ def value_classes(text: pd.Series) -> np.ndarray:
     return np.array([_class_of(t) for t in uniq], dtype=np.int64)[inv] if len(inv) else np.zeros(0, np.int64)
 
 
+def decimal_places(text: pd.Series) -> np.ndarray:
+    """For every fraction (class ``fraction`` of :data:`CLASSES`) the decimals its text is written with, trailing
+    zeros dropped: 1 to :data:`MAX_DECIMALS`, or ``MAX_DECIMALS + 1`` for more or an exponent; 0 for every other
+    value (from its text alone).
+
+    >>> decimal_places(pd.Series(["4.5", "14.50", "0.125", "3", "", "1e-3", "0.1234567", "abc"])).tolist()
+    [1, 1, 3, 0, 0, 7, 7, 0]
+    """
+    def one(t: str) -> int:
+        if _class_of(t) != 2:
+            return 0
+        if "e" in t.lower() or "." not in t:
+            return MAX_DECIMALS + 1
+        return min(len(t.split(".", 1)[1].rstrip("0")), MAX_DECIMALS + 1)
+
+    uniq, inv = _unique(text)
+    return np.array([one(t) for t in uniq], dtype=np.int64)[inv] if len(inv) else np.zeros(0, np.int64)
+
+
 def as_numbers(text: pd.Series) -> np.ndarray:
     """The numbers of the values (NaN for values that are not numbers)."""
     uniq, inv = _unique(text)
@@ -129,12 +149,15 @@ class ColumnCounts:
     """What the kind rule reads of a column (exact counts, or noisy ones in the DP draft).
 
     ``classes``: counts per :data:`CLASSES`; ``outside_top``: values outside the
-    :data:`TOP_LEVELS` most frequent ones; ``repeats``: present values minus distinct values.
+    :data:`TOP_LEVELS` most frequent ones; ``repeats``: present values minus distinct values;
+    ``decimals``: the fractions by the decimals they are written with (1 to :data:`MAX_DECIMALS`, then
+    more: :func:`decimal_places`), which sum to the fraction class (empty: not counted).
     """
 
     classes: tuple
     outside_top: float
     repeats: float
+    decimals: tuple = ()
 
     @classmethod
     def exact(cls, text: pd.Series) -> "ColumnCounts":
@@ -142,9 +165,10 @@ class ColumnCounts:
         codes = value_classes(text)
         present = text[codes != 0]
         vc = present.value_counts()
+        places = np.bincount(decimal_places(text), minlength=MAX_DECIMALS + 2)[1:].astype(float)
         return cls(classes=tuple(np.bincount(codes, minlength=len(CLASSES)).astype(float).tolist()),
                    outside_top=float(len(present) - vc.iloc[:TOP_LEVELS].sum()),
-                   repeats=float(len(present) - len(vc)))
+                   repeats=float(len(present) - len(vc)), decimals=tuple(places.tolist()))
 
 
 def decide_kind(counts: ColumnCounts, n: int) -> str:
@@ -203,6 +227,30 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     """Whether a numeric column's counts say integer: at most :data:`FRACTION_SHARE` of its numbers are fractions."""
     c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
     return bool(c[2] <= FRACTION_SHARE * c[1:].sum())
+
+
+def drafted_step(counts: ColumnCounts, floor: float = 0.0) -> float | None:
+    """The step of a numeric column of fractions: ``10 ** -k`` for the most decimals ``k`` that more than
+    :data:`FRACTION_SHARE` of its numbers are written with (and more than ``floor``: in the DP draft, a count that
+    noise alone seldom reaches); values written finer are rounded to it, as an integer column's fractions are. None
+    when no decimals count, or when those that do are more than :data:`MAX_DECIMALS` (a continuous column). Exact
+    or noisy counts alike.
+
+    >>> drafted_step(ColumnCounts((0, 30, 970, 0, 0, 0), 0, 0, decimals=(960, 10, 0, 0, 0, 0, 0)))
+    0.1
+    >>> drafted_step(ColumnCounts((0, 300, 700, 0, 0, 0), 0, 0, decimals=(300, 400, 0, 0, 0, 0, 0)))
+    0.01
+    >>> drafted_step(ColumnCounts((0, 30, 970, 0, 0, 0), 0, 0, decimals=(100, 0, 0, 0, 0, 0, 870))) is None
+    True
+    """
+    if not counts.decimals:
+        return None
+    c = np.asarray(counts.decimals, dtype=np.float64)
+    numbers = max(float(counts.classes[1]), 0.0) + float(np.maximum(c, 0.0).sum())
+    held = np.flatnonzero(c > max(FRACTION_SHARE * numbers, floor))
+    if held.size == 0 or held[-1] >= MAX_DECIMALS:
+        return None
+    return float(f"1e-{held[-1] + 1}")
 
 
 def declared_levels_spec(levels, is_label: bool, missing: bool = True) -> dict:
