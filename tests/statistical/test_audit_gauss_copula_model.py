@@ -19,11 +19,11 @@ transcript) moves its mean by 2, the whole L2 sensitivity ``sqrt 2`` of two coor
 Selection witness: three binary categorical columns a, b, c (candidates ab, ac, bc, 4 cells each;
 the first round offers every candidate). The target record moves from (0, 0, 0) to (0, 1, 1); the others
 sit at (0, 1, 0). The pinned estimate puts ab's exact counts below/above the estimate so that its L1
-distance grows by 2, and those of ac and bc so that theirs shrink by 2. The expected error a measurement
-would leave (``kept_error``) falls by almost 1/2 for ab (the record leaves a cell of 1 for one of N) and
-rises by almost 1/2 for ac (it leaves a cell of N for an empty one): ab's score gains about 2.5 and ac's
-loses about 2.5, so the log-odds of choosing ab over ac moves by almost ``eps_t`` (the most the score's
-sensitivity 5/2 allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised to 0.99 the selection
+distance grows by 2, and those of ac and bc so that theirs shrink by 2. The error the fit is expected to keep
+of a measurement (``kept_error``) falls by almost its largest slope Phi(FIT_SHIFT_STDS) for ab (the record leaves
+a cell of 1 for one of N) and rises by as much for ac (it leaves a cell of N for an empty one): ab's score gains
+about 2.7 and ac's loses about 2.7, so the log-odds of choosing ab over ac moves by almost ``eps_t`` (the most the
+score's sensitivity 2 + Phi(FIT_SHIFT_STDS) allows). Event: ab is not chosen. With ``SELECT_FRACTION`` raised to 0.99 the selection
 carries most of the loss.
 
 The real stage passes at the claimed epsilon; a mutant with halved noise (halved sensitivity) is caught.
@@ -205,8 +205,8 @@ def check_selection(monkeypatch, eps, trials, seeds, make_passes=in_memory):
 
 
 def test_pinned_estimate_moves_every_score_by_the_sensitivity(monkeypatch):
-    """The witness is nearly the worst case the derivation allows: ab's score +2.5, ac's -2.5 (bc's -2), at the
-    round's noise std."""
+    """The witness is nearly the worst case the derivation allows: ab's score +(2 + h(1) - h(0)), ac's as much
+    down (bc's -2), at the round's noise std, h's step within 0.1 of its largest slope Phi(FIT_SHIFT_STDS)."""
     SELECTION.patch(monkeypatch)
     d0, d1 = selection_pair()
     m = fitted(2.0, WordsRecordingSource(np.random.default_rng(0)), CAT, in_memory(d0), SELECTION_ACCOUNTING)
@@ -215,24 +215,30 @@ def test_pinned_estimate_moves_every_score_by_the_sensitivity(monkeypatch):
     sigma = math.sqrt(m.model_plan_.rounds / m.rho_split_["model_measure"])  # the round's noise std
     diff = (measure_mod.scores(x1, est, np.array([measure_mod.kept_error(x, sigma) for x in x1]))
             - measure_mod.scores(x0, est, np.array([measure_mod.kept_error(x, sigma) for x in x0])))
-    np.testing.assert_allclose(diff, [2.5, -2.5, -2.0], atol=0.02)
+    step = measure_mod.kept_error(np.ones(1), sigma) - measure_mod.kept_error(np.zeros(1), sigma)
+    np.testing.assert_allclose(diff, [2 + step, -2 - step, -2.0], atol=0.02)
+    assert step > measure_mod.SCORE_SENSITIVITY - 2 - 0.1
     assert diff.max() - diff.min() <= 2 * measure_mod.SCORE_SENSITIVITY
 
 
-def test_kept_error_is_the_clipped_noise_and_half_lipschitz():
-    """h(0) = sigma / sqrt(2 pi), h(x) -> sqrt(2 / pi) sigma, slope in (0, 1/2] (the sensitivity's premise);
-    checked against a simulation."""
-    sigma = 7.0
-    assert measure_mod.kept_error(np.zeros(1), sigma) == pytest.approx(sigma / math.sqrt(2 * math.pi))
-    assert measure_mod.kept_error(np.full(1, 1e4), sigma) == pytest.approx(math.sqrt(2 / math.pi) * sigma)
+def test_kept_error_is_the_shifted_clipped_noise_and_its_slope_bounded():
+    """h(0) = sigma (phi(s) - s Phi(-s)), h(x) -> FIT_CELL_STDS sigma, slope in [0, Phi(s)] (the sensitivity's
+    premise, s = FIT_SHIFT_STDS); checked against a simulation."""
+    from scipy.special import ndtr
+
+    sigma, s = 7.0, D.FIT_SHIFT_STDS
+    phi = math.exp(-0.5 * s * s) / math.sqrt(2 * math.pi)
+    assert measure_mod.kept_error(np.zeros(1), sigma) == pytest.approx(sigma * (phi - s * ndtr(-s)))
+    assert measure_mod.kept_error(np.full(1, 1e4), sigma) == pytest.approx(D.FIT_CELL_STDS * sigma)
     x = np.linspace(0, 60, 601)
     h = np.array([measure_mod.kept_error(np.array([v]), sigma) for v in x])
     slope = np.diff(h) / np.diff(x)
-    assert slope.min() > -1e-9 and slope.max() <= 0.5 + 1e-9
+    assert slope.min() > -1e-9 and slope.max() <= ndtr(s) + 1e-9
+    assert measure_mod.SCORE_SENSITIVITY == pytest.approx(2 + ndtr(s))
     z = np.random.default_rng(0).normal(0, sigma, 200_000)
     for v in (0.0, 3.0, 20.0):
-        assert measure_mod.kept_error(np.array([v]), sigma) == pytest.approx(np.abs(np.maximum(v + z, 0) - v).mean(),
-                                                                              rel=0.01)
+        sim = min(np.abs(np.maximum(v + z - s * sigma, 0) - v).mean(), D.FIT_CELL_STDS * sigma)
+        assert measure_mod.kept_error(np.array([v]), sigma) == pytest.approx(sim, rel=0.01)
 
 
 # The CI slice runs the local path here and the Dask path in ``test_audit_gauss_copula_model_dask``; the

@@ -315,16 +315,22 @@ def count_pairs(passes, plan: ModelPlan, n: int) -> list:
 
 
 def kept_error(x: np.ndarray, sigma: float) -> float:
-    """The expected L1 error of counts ``x`` measured with Gaussian noise of std ``sigma`` and then kept
-    non-negative: ``sum_i h(x_i)``, ``h(x) = E|max(x + Z, 0) - x| = x Phi(-x / sigma) + sigma (2 phi(0) -
-    phi(x / sigma))`` for ``Z ~ N(0, sigma^2)``. A cell well above the noise keeps all of it (``sqrt(2 / pi)
-    sigma``, AIM's term); an empty one only its positive half (``sigma / sqrt(2 pi)``), since every estimate
-    of counts is non-negative. ``h' = Phi(-x / sigma)`` lies in (0, 1/2]: ``docs/derivations.md``, "Selection"."""
+    """The L1 error the fitted model is expected to keep of counts ``x`` measured with Gaussian noise of std
+    ``sigma``: ``sum_i h(x_i)``, ``h(x) = min(E|max(x + Z - t, 0) - x|, c sigma)`` for ``Z ~ N(0, sigma^2)``,
+    ``t = FIT_SHIFT_STDS sigma`` and ``c = FIT_CELL_STDS`` (:mod:`.copula_defaults`: calibrated on the fit's own
+    errors). In closed form, with ``a = (t - x) / sigma``: ``E|...| = x Phi(a) + sigma (phi(s) - s Phi(-s)) +
+    [x > 0] (t (Phi(s) - Phi(a)) - sigma (phi(a) - phi(s)))`` for ``s = t / sigma``. An empty cell keeps
+    ``sigma (phi(s) - s Phi(-s))`` (0.17 sigma at s = 0.6), a cell well above the noise ``c sigma``. ``h' =
+    Phi(a)`` up to the cap, in (0, Phi(s)]: the score's sensitivity (``docs/derivations.md``, "Selection")."""
     if sigma <= 0:
         return 0.0
+    s = float(D.FIT_SHIFT_STDS)
     u = np.asarray(x, dtype=np.float64) / sigma
-    phi0 = 1.0 / math.sqrt(2.0 * math.pi)
-    return float(np.sum(u * ndtr(-u) + 2.0 * phi0 - phi0 * np.exp(-0.5 * u * u)) * sigma)
+    a = s - u
+    phi_a, phi_s = np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi), math.exp(-0.5 * s * s) / math.sqrt(2.0 * math.pi)
+    inner = np.where(a < s, s * (ndtr(s) - ndtr(a)) - (phi_a - phi_s), 0.0)  # Z between a and s
+    e = u * ndtr(a) + (phi_s - s * ndtr(-s)) + inner
+    return float(np.sum(np.minimum(e, float(D.FIT_CELL_STDS))) * sigma)
 
 
 def scores(exact: list, est: list, kept: np.ndarray) -> np.ndarray:
@@ -347,7 +353,7 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     whether the model stays within its public size bound with candidate ``r`` (a function of the measured set
     only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
     ``T = plan.rounds`` rounds: the exponential mechanism on :func:`scores` (each candidate's L1 error under the
-    current model less the expected L1 error its measurement would leave, :func:`kept_error`) with
+    current model less the error the fit is expected to keep of its measurement, :func:`kept_error`) with
     ``eps_t = sqrt(8 rho_select / T)`` and L-infinity sensitivity ``SCORE_SENSITIVITY``, over the open candidates not yet measured that ``fits``; then
     the Gaussian mechanism on the chosen candidate's counts (L2 sensitivity ``MEASURE_SENSITIVITY``, ``rho_measure
     / T``-zCDP).
@@ -363,9 +369,10 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
     Neighbours: one record (label included) replaced, n public. Each candidate's exact counts move in at
     most two cells by 1 each, whatever its arity: one cell down by 1, another up by 1. So (i) its score
     ``||x_r - e_r||_1 - k(x_r)`` moves by at most 2 in its first term (``e_r``, the model's counts, depends only
-    on earlier outputs: adaptive composition) and by at most 1/2 in its second (``k = sum_i h(x_i)`` with ``h``
-    increasing and ``h' <= 1/2``: the cell that loses a record lowers it by at most 1/2, the cell that gains one
-    raises it by at most 1/2, so their sum moves within [-1/2, 1/2]): ``SCORE_SENSITIVITY = 5/2``, and the
+    on earlier outputs: adaptive composition) and by at most ``Phi(s)`` in its second (``k = sum_i h(x_i)`` with
+    ``h`` non-decreasing and ``h' <= Phi(s)``, ``s = FIT_SHIFT_STDS``: the cell that loses a record lowers it by at
+    most ``Phi(s)``, the cell that gains one raises it by at most ``Phi(s)``, so their sum moves within
+    ``[-Phi(s), Phi(s)]``): ``SCORE_SENSITIVITY = 2 + Phi(s)`` (2.73), and the
     exponential mechanism with ``eps_t = sqrt(8 rho_select / T)`` is ``eps_t``-DP and ``eps_t^2 / 8``-zCDP;
     (ii) the measured counts have L2 sensitivity ``sqrt 2``, and Gaussian noise of std
     ``sigma_t = sqrt 2 / sqrt(2 rho_measure / T)`` makes each measurement ``rho_measure / T``-zCDP. ``T``

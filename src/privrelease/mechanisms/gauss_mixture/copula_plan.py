@@ -23,15 +23,18 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from scipy.special import ndtr
+
 from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
 from ...errors import ParameterError
 from ...schema.encoding import EncodedDomain
 from . import copula_defaults as D
 
 #: L-infinity sensitivity of the model's selection score (replace one record: the exact counts move in two
-#: cells by 1, which moves the L1 distance by at most 2 and the expected error a measurement would leave by at
-#: most 1/2: :func:`~.copula_measure.model_rounds`).
-SCORE_SENSITIVITY = 2.5
+#: cells by 1, which moves the L1 distance by at most 2 and the error the fit would keep of a measurement by at
+#: most Phi(FIT_SHIFT_STDS), the largest slope of :func:`~.copula_measure.kept_error`:
+#: :func:`~.copula_measure.model_rounds`). Derived once, from the defaults module at import.
+SCORE_SENSITIVITY = 2.0 + float(ndtr(D.FIT_SHIFT_STDS))
 #: L2 sensitivity of one measured two-way marginal (replace one record: two cells by 1 each).
 MEASURE_SENSITIVITY = math.sqrt(2.0)
 
