@@ -22,7 +22,6 @@ from dataclasses import asdict, dataclass
 from functools import cached_property, lru_cache
 
 import numpy as np
-
 from scipy.special import ndtr
 
 from ...dp.calibration import calibrate_rho, epsilon_for, zcdp_noise_multiplier
