@@ -95,7 +95,7 @@ CUT_WIDTH_WEIGHT = 0.5
 #: generated loans table, per cell holding records 0.51, 0.64 and 0.67, where the counts kept non-negative alone
 #: would keep 0.40 and up to 0.80 (the fit holds each measured marginal to the released one-way counts, which
 #: pulls a mostly empty row's noise back toward zero). A shift of 0.6 leaves 0.17 at an empty cell. The score's
-#: sensitivity follows from the shift (``copula_plan.SCORE_SENSITIVITY``).
+#: sensitivity follows from the shift (``copula_plan.SCORE_SENSITIVITY``), both read once at import.
 FIT_SHIFT_STDS = 0.6
 FIT_CELL_STDS = 0.6
 #: Candidate marginals with more cells than this are not considered (public: from the schema).

@@ -43,6 +43,7 @@ from ...noise.counter import counter_uniforms_at
 from ..base import check_one_hot
 from . import copula_defaults as D
 from .copula_plan import (
+    FIT_SHIFT,
     MEASURE_SENSITIVITY,
     SCORE_SENSITIVITY,
     Attributes,
@@ -324,7 +325,7 @@ def kept_error(x: np.ndarray, sigma: float) -> float:
     Phi(a)`` up to the cap, in (0, Phi(s)]: the score's sensitivity (``docs/derivations.md``, "Selection")."""
     if sigma <= 0:
         return 0.0
-    s = float(D.FIT_SHIFT_STDS)
+    s = FIT_SHIFT  # read with the sensitivity it sets (copula_plan)
     u = np.asarray(x, dtype=np.float64) / sigma
     a = s - u
     phi_a, phi_s = np.exp(-0.5 * a * a) / math.sqrt(2.0 * math.pi), math.exp(-0.5 * s * s) / math.sqrt(2.0 * math.pi)

@@ -32,8 +32,10 @@ from . import copula_defaults as D
 #: L-infinity sensitivity of the model's selection score (replace one record: the exact counts move in two
 #: cells by 1, which moves the L1 distance by at most 2 and the error the fit would keep of a measurement by at
 #: most Phi(FIT_SHIFT_STDS), the largest slope of :func:`~.copula_measure.kept_error`:
-#: :func:`~.copula_measure.model_rounds`). Derived once, from the defaults module at import.
-SCORE_SENSITIVITY = 2.0 + float(ndtr(D.FIT_SHIFT_STDS))
+#: :func:`~.copula_measure.model_rounds`). The shift is read once, at import, with the sensitivity it sets, so that
+#: a run that changes the defaults module cannot pair one shift with another's sensitivity.
+FIT_SHIFT = float(D.FIT_SHIFT_STDS)
+SCORE_SENSITIVITY = 2.0 + float(ndtr(FIT_SHIFT))
 #: L2 sensitivity of one measured two-way marginal (replace one record: two cells by 1 each).
 MEASURE_SENSITIVITY = math.sqrt(2.0)
 
