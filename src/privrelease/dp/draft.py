@@ -50,10 +50,10 @@ import yaml
 from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
-from ..schema.values import (CLASSES, MAX_DECIMALS, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days, as_numbers,
-                             canonical_text, decimal_places, decide_kind, declared_levels_spec, drafted_step, fresh_identifiers_hint,
-                             identifier_name, iso_day, label_missing_line, value_classes, whole_numbers,
-                             with_timezone)
+from ..schema.values import (CLASSES, MAX_DECIMALS, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days,
+                             as_numbers, canonical_text, decimal_places, decide_kind, declared_levels_spec,
+                             drafted_step, fresh_identifiers_hint, identifier_name, iso_day, label_missing_line,
+                             value_classes, whole_numbers, with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid

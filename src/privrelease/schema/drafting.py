@@ -71,8 +71,9 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
         cols[name] = (_drafted_levels(name, present, has_missing, name == facts.label, max_levels)
                       if kind == "categorical" else with_timezone(_drafted_bounds(kind, present, has_missing,
                                                                                   facts.step(name)), counts))
-        if kind == "numeric" and drafted_step(counts) is not None:
-            cols[name]["step"] = drafted_step(counts)
+        step = drafted_step(counts) if kind == "numeric" else None
+        if step is not None:
+            cols[name]["step"] = step
     if not cols:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     out: dict = {"na_values": [t for t in NA_TOKENS if t in na]} if na else {}
