@@ -50,10 +50,10 @@ import yaml
 from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
-from ..schema.values import (CLASSES, MAX_DECIMALS, NA_TOKENS, TOP_LEVELS, ColumnCounts, StatedFacts, as_days,
-                             as_numbers, canonical_text, decimal_places, decide_kind, declared_levels_spec,
-                             drafted_step, fresh_identifiers_hint, identifier_name, iso_day, label_missing_line,
-                             value_classes, whole_numbers, with_timezone)
+from ..schema.values import (MAX_DECIMALS, NA_TOKENS, ColumnCounts, StatedFacts, as_days, as_numbers,
+                             canonical_text, decide_kind, declared_levels_spec, drafted_step, fresh_identifiers_hint,
+                             identifier_name, iso_day, label_missing_line, value_classes, whole_numbers,
+                             with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
@@ -289,15 +289,11 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
     sensitivity 4: Laplace noise of scale ``4 / epsilon`` on every coordinate is epsilon-DP. The fraction
     class's count is the sum of its noisy decimal counts (post-processing).
     """
-    codes = value_classes(text)
-    present = text[codes != 0]
-    vc = present.value_counts()
-    classes = np.bincount(codes, minlength=len(CLASSES)).astype(np.float64)
-    places = np.bincount(decimal_places(text), minlength=MAX_DECIMALS + 2)[1:].astype(np.float64)
-    exact = np.r_[np.delete(classes, 2), places, len(present) - vc.iloc[:TOP_LEVELS].sum(), len(present) - len(vc)]
+    e = ColumnCounts.exact(text)
+    exact = np.r_[np.delete(e.classes, 2), e.decimals, e.outside_top, e.repeats]
     noisy, b = source.add_laplace(exact, PROFILE_SENSITIVITY, float(epsilon), exact.size)
     noisy = np.asarray(noisy, dtype=np.float64)
-    k, p = len(CLASSES) - 1, places.size
+    k, p = len(e.classes) - 1, len(e.decimals)
     decimals = noisy[k:k + p]
     return ColumnCounts(tuple(np.insert(noisy[:k], 2, decimals.sum()).tolist()), float(noisy[k + p]),
                         float(noisy[k + p + 1]), tuple(decimals.tolist())), float(b)
