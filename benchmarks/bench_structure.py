@@ -8,8 +8,9 @@ sub-grade inside its grade (a code and its group), a rate inside its grade's ran
 area: A 6-10, B 10-14, C 15-19, one point of slack), logistic regression trained on the release, and each
 heavy-tailed column's mean and 99th percentile against the real ones. Epsilon 1, delta 1e-6, the same seeds
 for both releases. On census-income (``bench_mixed.py``'s tuning subset, when ``../shared/datasets`` is there):
-the default's share of released rows whose detailed industry (occupation) code sits in the major group the real
-table gives that code, per seed.
+the share of released rows whose detailed industry (occupation) code sits in the major group the real table gives
+that code, per seed: of the default's releases, and with ``--census-releases DIR`` of every release a
+``bench_mixed.py --save-releases DIR`` run saved (the peers, on the same data and seeds).
 """
 
 from __future__ import annotations
@@ -50,8 +51,11 @@ CODES = {"industry": ("detailed industry recode", "major industry code"),
          "occupation": ("detailed occupation recode", "major occupation code")}
 
 
-def census_codes(seeds: int) -> dict | None:
-    """The default's codes inside their groups on census-income (None when its data are absent)."""
+def census_codes(seeds: int, releases: Path | None = None) -> dict | None:
+    """The codes inside their groups on census-income (None when its data are absent): of the default's
+    releases, and of every release ``bench_mixed.py --save-releases DIR`` saved under ``DIR/census_kdd``
+    (``<release>-seed<k>.csv``: the peers' releases of that run, the same data, seeds and bounds)."""
+    import pandas as pd
     from bench_mixed import load
 
     from privrelease.release import release
@@ -61,12 +65,17 @@ def census_codes(seeds: int) -> dict | None:
     except (FileNotFoundError, OSError):
         return None
     group = {k: train.groupby(c)[g].agg(lambda v: v.value_counts().index[0]) for k, (c, g) in CODES.items()}
-    real = {k: float((train[g] == train[c].map(group[k])).mean()) for k, (c, g) in CODES.items()}
-    runs = []
-    for seed in range(seeds):
-        r = release(train, schema, "gauss-copula", 1.0, delta=1e-6, rng=seed).data
-        runs.append({"seed": seed, **{k: float((r[g] == r[c].map(group[k])).mean()) for k, (c, g) in CODES.items()}})
-    return {"real": real, "runs": runs}
+
+    def in_groups(r) -> dict:
+        return {k: float((r[g] == r[c].map(group[k])).mean()) for k, (c, g) in CODES.items()}
+
+    runs = [{"release": "gauss-copula", "seed": seed,
+             **in_groups(release(train, schema, "gauss-copula", 1.0, delta=1e-6, rng=seed).data)}
+            for seed in range(seeds)]
+    saved = sorted((releases / "census_kdd").glob("*-seed*.csv")) if releases is not None else []
+    runs += [{"release": f.stem.rsplit("-seed", 1)[0], "seed": int(f.stem.rsplit("-seed", 1)[1]),
+              **in_groups(pd.read_csv(f, dtype={c: str for pair in CODES.values() for c in pair}))} for f in saved]
+    return {"real": in_groups(train), "runs": runs}
 
 
 def main(argv=None):
@@ -80,6 +89,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--out", type=Path, default=HERE / "results" / "structure.json")
+    ap.add_argument("--census-releases", type=Path, default=None,
+                    help="measure census-income's codes on the releases a bench_mixed.py --save-releases run saved")
     a = ap.parse_args(argv)
     df, cols, _ = loans(30000)
     train, test = df.iloc[:25000].drop(columns=["loan_id"]), df.iloc[25000:].drop(columns=["loan_id"])
@@ -91,7 +102,7 @@ def main(argv=None):
             for dep in ("graphical", "mixture")}
     summary = {dep: {k: [float(np.mean([r[k] for r in rs])), float(np.std([r[k] for r in rs]))]
                      for k in rs[0] if k != "seed" and rs[0][k] is not None} for dep, rs in runs.items()}
-    codes = census_codes(a.seeds)
+    codes = census_codes(a.seeds, a.census_releases)
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, cwd=HERE).stdout.strip()
     a.out.write_text(json.dumps({"commit": commit, "command": "python benchmarks/bench_structure.py "
                                  + " ".join(argv or sys.argv[1:]), "real": real, "summary": summary, "runs": runs,
