@@ -92,22 +92,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: score began charging a candidate the error its measurement would leave (copula_measure.kept_error), and when the
 #: positions inside a numeric cell began to lean toward where the record's level continues (copula_sample.level_tilts),
 #: and when every numeric tree's coarsest level got at most TOP_NODES nodes (copula_tree.NumericTree), and when the
-#: selection's score began charging the error the fit keeps of a measurement (copula_measure.kept_error, calibrated).
-PINS = {'labelled': {'memory': ('58989a33e179417cee3ecde9972a8a8c7053458eae806081aad12e45f3c51979', '526ed562a903249f'),
+#: selection's score began charging the error the fit keeps of a measurement (copula_measure.kept_error, calibrated),
+#: and when a parent's mass began to be spread along a linear density between its neighbours (copula_estimate.spread).
+PINS = {'labelled': {'memory': ('6598d822213a94a64fa662b7c453af0018457e29aacee2bdce0c6083b2ef70d6', '526ed562a903249f'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('0947a0a38bfcb01370e19e02d614ab0b10878083deee27dbfb4c8b77d62f5be0', '526ed562a903249f')},
- 'missing': {'memory': ('9a3df9419c762485fde425df8b12dce3d7ac00d8d63b16f223d5bfe5f49f6c86', 'a00205330c0113ff'),
+              'streamed': ('9a8475afa5155f1330fc388930584bf5f5076ed186f050727788382323c97f92', '526ed562a903249f')},
+ 'missing': {'memory': ('900b16ae62bffb158290dc5425a7f33474718ad4a2f167dffc1f327d0fb60d52', 'a00205330c0113ff'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('69900ba89fa0f69c2ccfbe8c34cebf8fb56f102be7f7f22cdf9b514115611423', 'a00205330c0113ff')},
- 'unlabelled': {'memory': ('007001101b63911b19390d10a80471b6e938d1e8fd38fa44bd67fa4e074d0230', 'f4c45774d23f5077'),
+             'streamed': ('afdc7a86aa37d5835095c38fda26c41227de0a6681bdf302fafb916dd7d77967', 'a00205330c0113ff')},
+ 'unlabelled': {'memory': ('486f21da2dab8b0236f79ae70ce31f73660a55653a04953ef8c18f0da7f4c9be', 'f4c45774d23f5077'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('58e2e614b9e35f28443efaeaf6a93f42b17c5294eb02363e3f45e810605e1971', 'f4c45774d23f5077')}}
+                'streamed': ('e0d6efb248df22b3e223329713b6ffb4ca2dcd3cf7c53678aae9b31d63d01d4b', 'f4c45774d23f5077')}}
 
 
 def _release(name: str, path: str, tmp_path):

@@ -96,15 +96,44 @@ def cumulative_masses(marginals: list) -> tuple[list, list]:
 
 
 # ---- the numeric trees' finer levels ------------------------------------------------------------------
-def spread(parent_mass: np.ndarray, tree: NumericTree, level: int) -> np.ndarray:
-    """Masses of the nodes of ``level`` when every parent's mass is spread in proportion to the
-    leaf weights (equal shares where a parent has no weight)."""
-    w = tree.level_counts(tree.weights[None, :], level)[0]
+def spread(parent_mass: np.ndarray, tree: NumericTree, level: int, floor: float = 0.0) -> np.ndarray:
+    """Masses of the nodes of ``level`` when every parent's mass is spread over its children by a density that is
+    linear inside the parent (:func:`linear_slopes`; flat where its neighbours give no slope, or where it or a
+    neighbour holds less than ``floor``): each child gets its
+    share of the parent's weight (the leaf weights; equal shares where a parent has no weight) times ``1 + t (x_c -
+    x_p)``, ``x`` the nodes' centres. The centres are weight averages, so the children's masses sum to the parent's
+    (post-processing of released masses and public geometry)."""
+    w = tree.level_weights(level)
     par = tree.parents(level)
     wp = np.bincount(par, weights=w, minlength=parent_mass.shape[-1])
     nodes = np.bincount(par, minlength=parent_mass.shape[-1]).astype(np.float64)
     share = np.where(wp[par] > 0, w / np.where(wp[par] > 0, wp[par], 1.0), 1.0 / nodes[par])
-    return parent_mass[:, par] * share[None, :]
+    offset = np.where(wp[par] > 0, tree.centres(level) - tree.centres(level - 1)[par], 0.0)
+    t = linear_slopes(parent_mass, tree.centres(level - 1), wp, floor)
+    return parent_mass[:, par] * share[None, :] * np.maximum(1.0 + t[:, par] * offset[None, :], 0.0)
+
+
+def linear_slopes(mass: np.ndarray, centres: np.ndarray, weights: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """``(groups, nodes)``: the relative slope ``t`` of a density linear inside each node (density ``d (1 + t (x -
+    x_node))``), from its neighbours' densities (mass / weight) by the monotonised central limiter of finite-volume
+    schemes: the central difference, but at most twice either one-sided one and 0 where they disagree in sign (a
+    mode, a hole), so the line never leaves the range of the neighbours' densities at the node's edges and stays
+    non-negative. Nodes of no weight, the first and the last value node, and nodes where it or a neighbour holds
+    less than ``floor`` (or nothing) are flat (``t = 0``): a thin node's slope would be its neighbours' noise."""
+    out = np.zeros(mass.shape, dtype=np.float64)
+    idx = np.flatnonzero(weights > 0)
+    if idx.size < 3:
+        return out
+    x, d = centres[idx], mass[:, idx] / weights[idx]
+    left = (d[:, 1:-1] - d[:, :-2]) / (x[1:-1] - x[:-2])
+    right = (d[:, 2:] - d[:, 1:-1]) / (x[2:] - x[1:-1])
+    central = (d[:, 2:] - d[:, :-2]) / (x[2:] - x[:-2])
+    same = np.sign(left) == np.sign(right)
+    s = np.where(same, np.sign(central) * np.minimum(np.abs(central), 2 * np.minimum(np.abs(left), np.abs(right))), 0.0)
+    m = mass[:, idx]
+    thick = (np.minimum(np.minimum(m[:, :-2], m[:, 2:]), m[:, 1:-1]) >= floor) & (m[:, 1:-1] > 0)
+    out[:, idx[1:-1]] = np.where(thick, s / np.where(thick, d[:, 1:-1], 1.0), 0.0)
+    return out
 
 
 def split_mask(tree: NumericTree, level: int, mass: np.ndarray, threshold: float) -> np.ndarray:
@@ -177,7 +206,7 @@ def refine_levels(trees, top_mass, depths, threshold, measure, project, record=N
         for j, t in enumerate(trees):
             if lev >= t.depth:
                 continue
-            spread_mass = spread(mass[j], t, lev)
+            spread_mass = spread(mass[j], t, lev, threshold)
             if j in placed:
                 (g, i), values = placed[j]
                 noisy, got = np.zeros_like(spread_mass), np.zeros(spread_mass.shape, dtype=bool)

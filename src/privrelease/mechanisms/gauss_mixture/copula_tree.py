@@ -200,3 +200,15 @@ class NumericTree:
     def coarse_index(self, x: np.ndarray, grid: int) -> np.ndarray:
         """The node of ``grid`` holding every encoded value (cells for two-way marginals)."""
         return np.searchsorted(self.grids[grid], self.index(x), side="right") - 1
+
+    def level_weights(self, level: int) -> np.ndarray:
+        """Each node's weight at ``level``: the sum of its leaves' :attr:`weights` (its width)."""
+        return self.level_counts(self.weights[None, :], level)[0]
+
+    def centres(self, level: int) -> np.ndarray:
+        """Each node's centre at ``level`` (encoded units): its leaves' midpoints averaged by their weights, so that
+        a parent's centre is its children's centres averaged by theirs; a node of no weight (the missing leaf, a
+        bound's atom alone) 0."""
+        mid = np.nan_to_num(0.5 * (self.lo + self.hi)) * self.weights
+        w = self.level_weights(level)
+        return np.where(w > 0, self.level_counts(mid[None, :], level)[0] / np.where(w > 0, w, 1.0), 0.0)
