@@ -345,10 +345,10 @@ def test_mass_cuts_keep_the_missing_leaf_alone_and_only_use_allowed_edges():
 def test_measured_edges_are_the_coarsest_level_the_grid_and_every_measured_node():
     from privrelease.mechanisms.gauss_mixture.copula_tree import NumericTree
 
-    t = NumericTree(0.0, 4095.0, 1.0, False, 16, 2 ** 12)  # 4096 leaves: levels of 16, 256 and 4096 nodes (256, 16 and 1 leaves)
+    t = NumericTree(0.0, 4095.0, 1.0, False, 16, 2 ** 12)  # 4096 leaves: levels of 16, 258 and 4096 nodes (256, 16 and 1 leaves)
     nodes = np.array([[0, 0, 3], [1, 0, 5], [0, 1, 3]])  # column 0's node 3 of level 1 (twice), column 1's node 5
     edges = P.measured_edges(t, 0, 0, [(1, nodes)])
-    assert set(edges) == set(t.levels[0]) | {3 * 16, 4 * 16}  # node 3 of level 1: leaves 48 to 63
+    assert set(edges) == set(t.levels[0]) | {33, 49}  # node 3 of level 1 (the lower bound its node 0): leaves 33 to 48
 
 
 def test_the_models_numeric_cells_follow_the_released_mass_and_the_sampler_stays_inside_them():
@@ -364,7 +364,7 @@ def test_the_models_numeric_cells_follow_the_released_mass_and_the_sampler_stays
     x = np.clip(g.normal(450, 40, 20000), 0, 1000).round() / 1000.0
     leaves = np.bincount(t.index(x), minlength=t.n_cells).astype(float)
     plan = P.ModelPlan(attrs, (), 1, 0.5)
-    assert t.levels[1][1] - t.levels[1][0] == 10  # level 1: nodes of 10 leaves; its nodes around 450 measured
+    assert t.levels[1][2] - t.levels[1][1] == 10  # level 1: the bound, then nodes of 10 leaves; those around 450 measured
     measured = [(1, np.array([[0, 0, i] for i in range(37, 53)]))]
     cut = P.compress_plan(plan, [], 1.0, [leaves], measured).attributes
     assert cut.sizes == attrs.sizes

@@ -39,8 +39,8 @@ def test_levels_nest_and_sum_to_the_leaves():
         if lev:
             assert set(np.diff(t.parents(lev))) <= {0, 1}  # each node's children are contiguous
     assert t.grids == t.levels and t.level_of(8) == 1 and t.level_of(1000) == 2 and t.level_of(1) == 0
-    t.set_grid_parts(2)  # the measured levels (2, 7, 26 nodes) and their nodes halved (4, 13)
-    assert [g.size - 1 for g in t.grids] == [2, 4, 7, 13, 26]
+    t.set_grid_parts(2)  # the measured levels (2, 8, 26 nodes: each bound a node below the coarsest) and halved (5, 14)
+    assert [g.size - 1 for g in t.grids] == [2, 5, 8, 14, 26]
     assert t.level_of(8) == 2 and t.level_of(1000) == 4 and t.level_of(1) == 0
     x = np.array([0.0, 0.3 / 2.5, 1.0])
     assert t.index(x).tolist() == [0, 3, 25]
@@ -49,36 +49,36 @@ def test_levels_nest_and_sum_to_the_leaves():
 
 def test_grids_are_the_measured_levels_with_their_nodes_halved():
     """Ages 0..90 with branching 16: measured levels of 6 and 91 nodes, and the 6 nodes halved (12 nodes
-    of 8 values); every grid nests in the finer ones and its counts sum the leaves; with 1 part the
-    grids are the levels."""
+    of 8 values, and each bound a node of its own below the coarsest level); every grid nests in the finer ones and
+    its counts sum the leaves; with 1 part the grids are the levels."""
     t = NumericTree(0, 90, 1, True, branching=16)
     t.set_grid_parts(2)
-    assert [g.size - 1 for g in t.grids] == [7, 13, 92]  # the missing leaf a node of its own
+    assert [g.size - 1 for g in t.grids] == [7, 15, 92]  # the missing leaf a node of its own
     assert all(np.array_equal(a, b) for a, b in zip([t.grids[0], t.grids[2]], t.levels))
     for coarse, fine in zip(t.grids, t.grids[1:]):
         assert set(coarse.tolist()) <= set(fine.tolist())
     leaves = np.arange(t.n_cells, dtype=float)[None, :]
     assert all(t.grid_counts(leaves, g).sum() == leaves.sum() for g in range(3))
-    assert t.level_of(12 + 1) == 1 and t.coarse_index(np.array([np.nan, 7 / 90, 8 / 90]), 1).tolist() == [0, 1, 2]
+    assert t.level_of(15) == 1 and t.coarse_index(np.array([np.nan, 0, 1, 8, 9]) / 90, 1).tolist() == [0, 1, 2, 2, 3]
     t.set_grid_parts(1)
     assert [g.size - 1 for g in t.grids] == [7, 92] and t.grid_parts == 1
 
 
 def test_a_tree_gets_a_finer_coarsest_level_and_a_one_level_tree_does_not():
     """``top_nodes``: ages 0..90 (two levels at branching 16: 6 and 91 nodes) get 12 nodes of 8 years above
-    the same leaves, the missing leaf still a node of its own; a five-level tree (0..99,999: 2 coarsest nodes at
+    the same leaves (the bound's leaf part of the first, 0..8), the missing leaf still a node of its own; a five-level tree (0..99,999: 2 coarsest nodes at
     branching 16) gets 10 nodes at branching 10, its depth kept; a one-level tree keeps the branching's level;
     gauss-copula builds its trees with ``TOP_NODES``."""
     t, plain = NumericTree(0, 90, 1, top_nodes=12), NumericTree(0, 90, 1)
     assert t.branching == 8 and [lv.size - 1 for lv in t.levels] == [12, 91] and t.depth == plain.depth == 2
     assert np.array_equal(t.lo, plain.lo) and np.array_equal(t.levels[-1], plain.levels[-1])
-    assert t.levels[0][:3].tolist() == [0, 8, 16] and set(np.diff(t.parents(1))) <= {0, 1}
+    assert t.levels[0][:3].tolist() == [0, 9, 17] and set(np.diff(t.parents(1))) <= {0, 1}
     miss = NumericTree(0, 90, 1, True, top_nodes=12)
-    assert [lv.size - 1 for lv in miss.levels] == [13, 92] and miss.levels[0][:3].tolist() == [0, 1, 9]
+    assert [lv.size - 1 for lv in miss.levels] == [13, 92] and miss.levels[0][:3].tolist() == [0, 1, 10]
     a, b = NumericTree(0, 10, 1, top_nodes=12), NumericTree(0, 10, 1)
     assert a.branching == 16 and all(np.array_equal(u, v) for u, v in zip(a.levels, b.levels))
     a, b = NumericTree(0, 99_999, 1, top_nodes=12), NumericTree(0, 99_999, 1)
-    assert [lv.size - 1 for lv in a.levels] == [10, 100, 1000, 10_000, 100_000] and a.depth == b.depth == 5
+    assert [lv.size - 1 for lv in a.levels] == [10, 102, 1002, 10_002, 100_000] and a.depth == b.depth == 5
     assert b.levels[0].size - 1 == 2 and np.array_equal(a.levels[-1], b.levels[-1])
     dom = EncodedDomain(p=1, blocks=(), numeric=(0,))
     m = GaussCopula(np.inf, 1e-5, domain=dom, grids=((0.0, 90.0, 1.0),), rng=0).fit(np.linspace(0, 1, 200)[:, None])
@@ -168,17 +168,17 @@ def test_a_parent_spread_keeps_its_mass_and_follows_a_linear_density():
     """A parent's mass goes to its children by a line through its neighbours' densities: the masses sum to the
     parent's, an exactly linear density comes back exactly inside (flat at the first and last node), and a mode or
     a hole gets no slope (the line never goes below zero)."""
-    t = NumericTree(0, 99, 1.0, branching=10)  # 100 grid points, 10 parents of 10
+    t = NumericTree(0, 99, 1.0, branching=10)  # 100 grid points: 10 parents, the first and last with a bound
     x = np.arange(100.0)
     leaves = (10 + x)[None, :]  # a linear density
     top = t.level_counts(leaves, 0)
     out = spread(top, t, 1)
-    assert np.allclose(t.level_counts(out, 0), top)
-    assert np.allclose(out[0, 10:90], leaves[0, 10:90]) and np.allclose(out[0, :10], top[0, 0] / 10)
-    peak = np.r_[np.zeros(40), np.full(10, 500.0), np.zeros(50)][None, :]  # a mode alone in one parent
+    assert t.levels[0][:2].tolist() == [0, 11] and np.allclose(t.level_counts(out, 0), top)
+    assert np.allclose(out[0, 11:91], leaves[0, 11:91]) and np.allclose(out[0, :11], top[0, 0] / 11)
+    peak = np.r_[np.zeros(41), np.full(10, 500.0), np.zeros(49)][None, :]  # a mode alone in one parent
     s = linear_slopes(t.level_counts(peak, 0), t.centres(0), t.level_weights(0))
     assert np.all(s == 0) and np.all(spread(t.level_counts(peak, 0), t, 1) >= 0)
-    steep = np.r_[np.zeros(30), np.full(10, 1.0), np.full(10, 900.0), np.zeros(50)][None, :]
+    steep = np.r_[np.zeros(31), np.full(10, 1.0), np.full(10, 900.0), np.zeros(49)][None, :]
     assert np.all(spread(t.level_counts(steep, 0), t, 1) >= 0)
 
 
@@ -190,9 +190,35 @@ def test_a_smooth_column_comes_back_closer_than_by_flat_shares():
     leaves = np.exp(-0.5 * ((x - 500) / 150) ** 2)[None, :] * 100
     top = t.level_counts(leaves, 0)
     lin = refine_levels([t], [top], [1], 0.0, _exact(t, leaves), project_to_simplex)[0]
-    flat = np.repeat(top / 100, 100, axis=1)
+    sizes = np.diff(t.levels[0])
+    flat = np.repeat(top / sizes, sizes, axis=1)
     bins = lambda v: np.add.reduceat(v[0], np.arange(0, 1000, 50))
     assert np.abs(bins(lin) - bins(leaves)).sum() < 0.4 * np.abs(bins(flat) - bins(leaves)).sum()
+
+
+def test_values_piled_on_a_bound_are_measured_alone_once_their_node_splits():
+    """A column with 3 % of its records at its lower bound and the rest spread thin (the generated 101-column table's
+    x41, a smaller class): the bound is a node of its own below the coarsest level, so the shrinkage sees it as one
+    large child and keeps it. Inside a node of small values it had been diluted (about half of it kept) and then,
+    under the split threshold, spread over the node's leaves."""
+    t = NumericTree(0, 1, 0.001, top_nodes=12)
+    assert t.levels[0][:2].tolist() == [0, 101] and t.levels[1][:3].tolist() == [0, 1, 11]
+    x = np.linspace(0, 1, t.n_cells)
+    leaves = (4.0 + 8.0 * x * (1 - x))[None, :]
+    leaves[0, 0] = 410.0  # the atom on the bound, about 3 % of this class
+    kept = []
+    for seed in range(8):
+        g = np.random.default_rng(seed)
+
+        def measure(level, masks):
+            exact = selected_counts([t], [leaves], level, masks)
+            if exact is None:
+                return None
+            return Measurement(("tree_level", level, level_nodes(masks)), exact + g.normal(0, 143, exact.size), 143.0)
+        top = t.level_counts(leaves, 0) + g.normal(0, 143, t.levels[0].size - 1)
+        out = refine_levels([t], [np.maximum(top, 0)], [t.depth], 3 * 143.0, measure, project_to_simplex)[0]
+        kept.append(out[0, 0] / leaves[0, 0])
+    assert np.mean(kept) > 0.75
 
 
 def test_missing_values_are_a_cell_and_come_back_as_nan():

@@ -93,22 +93,23 @@ TABLES = {"labelled": _labelled, "unlabelled": _unlabelled, "missing": _missing}
 #: positions inside a numeric cell began to lean toward where the record's level continues (copula_sample.level_tilts),
 #: and when every numeric tree's coarsest level got at most TOP_NODES nodes (copula_tree.NumericTree), and when the
 #: selection's score began charging the error the fit keeps of a measurement (copula_measure.kept_error, calibrated),
-#: and when a parent's mass began to be spread along a linear density between its neighbours (copula_estimate.spread).
-PINS = {'labelled': {'memory': ('6598d822213a94a64fa662b7c453af0018457e29aacee2bdce0c6083b2ef70d6', '526ed562a903249f'),
+#: and when a parent's mass began to be spread along a linear density between its neighbours (copula_estimate.spread),
+#: and when the leaf at each public bound became a node of its own below the coarsest level (copula_tree.NumericTree).
+PINS = {'labelled': {'memory': ('c4bb841ec06ac01ded75073b60c43429f9c7d37fa18a17970e6466ade5c49828', '6a3678f5acf36fc7'),
               'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                         'rho_model_measure': '0x1.aef428f5c28f6p-7',
                         'rho_model_select': '0x1.7f11eb851eb85p-10'},
-              'streamed': ('9a8475afa5155f1330fc388930584bf5f5076ed186f050727788382323c97f92', '526ed562a903249f')},
- 'missing': {'memory': ('900b16ae62bffb158290dc5425a7f33474718ad4a2f167dffc1f327d0fb60d52', 'a00205330c0113ff'),
+              'streamed': ('8684c36590dff6857dfc2c412a52283fa654059ee0f15d1e88ce2f9e31a74354', '6a3678f5acf36fc7')},
+ 'missing': {'memory': ('b3a32d23af077425771850f66559313aa00d4ff7380fc0e6d52eae657ad745f6', 'a00205330c0113ff'),
              'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                        'rho_model_measure': '0x1.aef428f5c28f6p-7',
                        'rho_model_select': '0x1.7f11eb851eb85p-10'},
-             'streamed': ('afdc7a86aa37d5835095c38fda26c41227de0a6681bdf302fafb916dd7d77967', 'a00205330c0113ff')},
- 'unlabelled': {'memory': ('486f21da2dab8b0236f79ae70ce31f73660a55653a04953ef8c18f0da7f4c9be', 'f4c45774d23f5077'),
+             'streamed': ('a4c04ef7d6081acfa17378d8bee2f353cc33e0c6ec3bd2cba1938aa27102d443', 'a00205330c0113ff')},
+ 'unlabelled': {'memory': ('2d08fbf27962b89d7e99d5cf05304abd632180c1b154c7c7020fb632c0973cac', 'f4c45774d23f5077'),
                 'split': {'rho_marginals': '0x1.3f3999999999ap-7',
                           'rho_model_measure': '0x1.aef428f5c28f6p-7',
                           'rho_model_select': '0x1.7f11eb851eb85p-10'},
-                'streamed': ('e0d6efb248df22b3e223329713b6ffb4ca2dcd3cf7c53678aae9b31d63d01d4b', 'f4c45774d23f5077')}}
+                'streamed': ('162cb31f6db0d778e12e130d0cfe6bf2e636fac04ed35fbb3700bd69f84e1825', 'f4c45774d23f5077')}}
 
 
 def _release(name: str, path: str, tmp_path):

@@ -101,16 +101,24 @@ def spread(parent_mass: np.ndarray, tree: NumericTree, level: int, floor: float 
     linear inside the parent (:func:`linear_slopes`; flat where its neighbours give no slope, or where it or a
     neighbour holds less than ``floor``): each child gets its
     share of the parent's weight (the leaf weights; equal shares where a parent has no weight) times ``1 + t (x_c -
-    x_p)``, ``x`` the nodes' centres. The centres are weight averages, so the children's masses sum to the parent's
-    (post-processing of released masses and public geometry)."""
+    x_p)``, ``x`` the nodes' centres, the slope ``t`` kept within what leaves every child non-negative. The centres are
+    weight averages, so the children's masses sum to the parent's. A public bound's node is not a part of the density
+    (its neighbour is flat at that side). Post-processing of released masses and public geometry."""
     w = tree.level_weights(level)
     par = tree.parents(level)
     wp = np.bincount(par, weights=w, minlength=parent_mass.shape[-1])
     nodes = np.bincount(par, minlength=parent_mass.shape[-1]).astype(np.float64)
     share = np.where(wp[par] > 0, w / np.where(wp[par] > 0, wp[par], 1.0), 1.0 / nodes[par])
     offset = np.where(wp[par] > 0, tree.centres(level) - tree.centres(level - 1)[par], 0.0)
-    t = linear_slopes(parent_mass, tree.centres(level - 1), wp, floor)
-    return parent_mass[:, par] * share[None, :] * np.maximum(1.0 + t[:, par] * offset[None, :], 0.0)
+    inner = wp.copy()
+    if tree.edge and level > 1:  # a bound's node is a value of its own, not a part of the density
+        inner[[tree.off, -1]] = 0.0
+    t = linear_slopes(parent_mass, tree.centres(level - 1), inner, floor)
+    reach = np.zeros(wp.size)
+    np.maximum.at(reach, par, np.abs(offset))
+    bound = np.where(reach > 0, 1.0 / np.where(reach > 0, reach, 1.0), 0.0)
+    t = np.clip(t, -bound, bound)  # every child non-negative, so the children sum to the parent
+    return parent_mass[:, par] * share[None, :] * (1.0 + t[:, par] * offset[None, :])
 
 
 def linear_slopes(mass: np.ndarray, centres: np.ndarray, weights: np.ndarray, floor: float = 0.0) -> np.ndarray:
@@ -165,16 +173,21 @@ def shrink(noisy: np.ndarray, prior: np.ndarray, std: float) -> np.ndarray:
 def make_consistent(noisy: np.ndarray, mask: np.ndarray, spread_mass: np.ndarray, tree: NumericTree,
                     level: int, project, std: float) -> np.ndarray:
     """Node masses of ``level``: where measured (``mask``), the noisy children of each split parent shrunk
-    toward the parent's mass spread by the leaf weights (:func:`shrink`, the noise std ``std``) and projected
-    onto the counts summing to the parent's mass (``project(v, total)``); elsewhere the spread mass. Children
-    of a parent are contiguous, so each split parent is one slice."""
+    toward the parent's mass spread by the leaf weights (:func:`shrink`, the noise std ``std``; a public bound's
+    node, a value of its own that no spread predicts, is kept as measured) and projected onto the counts summing to
+    the parent's mass (``project(v, total)``); elsewhere the spread mass. Children of a parent are contiguous, so
+    each split parent is one slice."""
     out = spread_mass.copy()
     par = tree.parents(level)
     starts = np.searchsorted(par, np.arange(par[-1] + 2))
+    dense = np.ones(par.size, dtype=bool)
+    if tree.edge:  # a bound's node is a value of its own: kept as measured, the others shrunk together
+        dense[[tree.off, -1]] = False
     for g, p in zip(*np.nonzero(_split_parents(mask, par))):
         a, b = starts[p], starts[p + 1]
-        prior = spread_mass[g, a:b]
-        out[g, a:b] = project(shrink(noisy[g, a:b], prior, std), float(prior.sum()))
+        prior, v, d = spread_mass[g, a:b], noisy[g, a:b].copy(), dense[a:b]
+        v[d] = shrink(v[d], prior[d], std)
+        out[g, a:b] = project(v, float(prior.sum()))
     return out
 
 

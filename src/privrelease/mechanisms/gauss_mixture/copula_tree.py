@@ -6,7 +6,9 @@ of leaves): its leaves are the grid points ``k * resolution`` inside the bounds 
 enough of them (every leaf an atom, so discrete values anywhere in the range come back exactly),
 otherwise an atom at each public bound and equal-width intervals between. Internal levels group
 ``branching`` consecutive nodes; a column with ``missing: allowed`` has one more leaf, the missing
-one, first, which is a node of its own at every level. The counting pass keeps the exact leaf
+one, first, which is a node of its own at every level; the leaf at each public bound is a node of its
+own at every level below the coarsest (values piled on a bound are common: a column's zeros, values
+clipped to the range). The counting pass keeps the exact leaf
 counts; the counts of every level are sums of them (:meth:`NumericTree.level_counts`).
 
 The trees are public geometry, part of the plan (:mod:`.copula_plan`). Which nodes are measured, and
@@ -95,35 +97,40 @@ class NumericTree:
         self._inside = (width > 0).astype(np.float64)
         self._width = np.where(width > 0, width, 1.0)
         values = self.n_cells - self.off
-        depth = _depth(values, self.branching)
+        self.edge = int(values >= 3)  # each public bound's leaf a node of its own
+        inner = values - 2 * self.edge
+        depth = _depth(inner, self.branching)
         if top_nodes is not None and depth > 1:  # the coarsest level: at most top_nodes nodes, the depth kept
             b = 2
-            while b ** (depth - 1) * int(top_nodes) < values:
+            while b ** (depth - 1) * int(top_nodes) < inner:
                 b += 1
             self.branching = min(self.branching, b)
-        self.levels = self._levels(values, depth)
+        self.levels = [self._starts(self.branching ** (depth - lev), lev == 1) for lev in range(1, depth + 1)]
         self.set_grid_parts(D.GRID_PARTS)
 
-    def _levels(self, values: int, depth: int) -> list:
-        b, off = self.branching, self.off
-        out = []
-        for lev in range(1, depth + 1):
-            starts = np.arange(0, values, b ** (depth - lev)) + off
-            out.append(np.concatenate([[0] if off else [], starts, [values + off]]).astype(np.int64))
-        return out
+    def _starts(self, stride: int, coarsest: bool = False) -> np.ndarray:
+        """Where each node of a level starts when its inner nodes hold ``stride`` leaves. The missing leaf is a node
+        of its own at every level; the leaf at each public bound is one below the coarsest level, where it is part of
+        the first or the last node (the histograms' tails then read as before), unless that level is the leaves. Values piled on a bound (a column's
+        zeros, values clipped to the range) are thus a child of their own once their node is split, measured alone
+        rather than inside a run of small values, whose shrinkage toward a spread could dilute them."""
+        off, e, end = self.off, self.edge, self.n_cells
+        inner = np.arange(off + e, end - e, int(stride))
+        if e and coarsest and stride > 1:
+            return np.concatenate([[0] if off else [], [off], inner[1:], [end]]).astype(np.int64)
+        return np.concatenate([[0] if off else [], [off] if e else [], inner,
+                               [end - 1] if e else [], [end]]).astype(np.int64)
 
     def set_grid_parts(self, parts: int) -> None:
         """Set :attr:`grids`: the measured levels and, between two of them, the coarser one's nodes cut
         into ``parts`` runs of equally many children (when ``parts`` divides the branching; public
         geometry, coarsest first); :attr:`grid_parts` records ``parts``."""
-        values, b, off = self.n_cells - self.off, self.branching, self.off
+        b = self.branching
         self.grid_parts = parts = int(parts)
         depth, out = len(self.levels), []
         for lev, starts in enumerate(self.levels):
             if lev > 0 and 1 < parts < b and b % parts == 0:
-                stride = (b // parts) * b ** (depth - lev - 1)
-                out.append(np.concatenate([[0] if off else [], np.arange(0, values, stride) + off,
-                                           [values + off]]).astype(np.int64))
+                out.append(self._starts((b // parts) * b ** (depth - lev - 1)))
             out.append(starts)
         self.grids = out
 
