@@ -210,7 +210,7 @@ def test_values_piled_on_a_bound_are_measured_alone_once_their_node_splits():
     for seed in range(8):
         g = np.random.default_rng(seed)
 
-        def measure(level, masks):
+        def measure(level, masks, g=g):
             exact = selected_counts([t], [leaves], level, masks)
             if exact is None:
                 return None
