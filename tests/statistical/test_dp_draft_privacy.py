@@ -227,30 +227,47 @@ def test_profile_audit_and_halved_noise_mutant(monkeypatch, trials):
     assert half.epsilon_lower > EPS, half
 
 
-# The decimals: d1's last b9 becomes "0.25" (a fraction of two decimals): the text count and the repeats fall
-# by 1, the two-decimal count rises by 1 (the values outside the top 10 stay at 2): L1 3 of the 4 the noise is
+# A part of a class: d1's last b9 becomes a value counted in one part (the decimals: "0.25", a fraction of two
+# decimals; the zeros: "0", whole numbers being counted as zeros and the others). The text count and the repeats fall
+# by 1 and the part's count rises by 1 (the values outside the top 10 stay at 2): L1 3 of the 4 the noise is
 # calibrated to, so the event below has the exact loss 3/4 epsilon (the halved-noise mutant's: 3/2 epsilon).
 
-def _decimals_audit(seed, trials):
+PARTS = {"decimals": ("0.25", lambda c: c.decimals[1]), "zeros": ("0", lambda c: c.zeros)}
+
+
+def _part_pair(name):
     d0, _ = _profile_pair()
     d1 = d0.copy()
-    d1.iloc[-1] = "0.25"
-    e1 = draft.ColumnCounts.exact(d1)
+    d1.iloc[-1] = PARTS[name][0]
+    return d0, d1
+
+
+def test_the_zeros_pair_moves_three_of_the_four():
+    d0, d1 = _part_pair("zeros")
+    e0, e1 = draft.ColumnCounts.exact(d0), draft.ColumnCounts.exact(d1)
+    vector = lambda e: np.r_[e.classes, e.zeros, e.outside_top, e.repeats]  # noqa: E731
+    assert (vector(e1) - vector(e0)).tolist() == [0, 1, 0, 0, -1, 0, 1, 0, -1]  # the integer class is the zero
+
+
+def _part_audit(seed, trials, name):
+    d0, d1 = _part_pair(name)
+    moved, e1 = PARTS[name][1], draft.ColumnCounts.exact(d1)
 
     def run(d, rng):
         c = draft.noisy_profile(d, EPS, make_source(rng))[0]
-        return float(c.decimals[1] >= e1.decimals[1] and c.classes[4] <= e1.classes[4] and c.repeats <= e1.repeats)
+        return float(moved(c) >= moved(e1) and c.classes[4] <= e1.classes[4] and c.repeats <= e1.repeats)
 
     return audit_epsilon(run=run, d0=d0, d1=d1, event=lambda s: s == 1.0, trials=trials, seed=seed)
 
 
+@pytest.mark.parametrize("name", sorted(PARTS))
 @pytest.mark.parametrize("trials", PRIMITIVE_TRIALS)
-def test_profile_decimals_audit_and_halved_noise_mutant(monkeypatch, trials):
-    res = _decimals_audit(0, trials)
+def test_profile_part_audit_and_halved_noise_mutant(monkeypatch, trials, name):
+    res = _part_audit(0, trials, name)
     assert res.epsilon_lower <= 0.75 * EPS, res
     assert res.epsilon_lower > 0.45 * EPS, res
     monkeypatch.setattr(draft, "PROFILE_SENSITIVITY", draft.PROFILE_SENSITIVITY / 2)
-    half = _decimals_audit(1, trials)
+    half = _part_audit(1, trials, name)
     assert half.epsilon_lower > EPS, half
 
 

@@ -279,24 +279,28 @@ def noisy_profile(text: pd.Series, epsilon: float, source) -> tuple[ColumnCounts
 
     Notes
     -----
-    The released vector: the counts of the value classes (missing, integer, ISO date, other text, ISO
-    date-time with its UTC offset, and the fractions split by the decimals they are written with, 1 to
+    The released vector: the counts of the value classes (missing, whole numbers other than zero, zero, ISO date,
+    other text, ISO date-time with its UTC offset, and the fractions split by the decimals they are written with, 1 to
     ``MAX_DECIMALS`` and more, :func:`~privrelease.schema.values.decimal_places`; one class per record, so
     replacing a record moves two counts by 1: L1 sensitivity 2), the number of present values outside the 10
     most frequent ones (sensitivity 1: the top-10 total is a maximum over sets of levels of sums of counts,
     each moved by at most 1) and the number of repeated values, present values minus distinct ones
     (sensitivity 1: removing a record lowers it by 0 or 1, adding one raises it by 0 or 1). Total L1
-    sensitivity 4: Laplace noise of scale ``4 / epsilon`` on every coordinate is epsilon-DP. The fraction
-    class's count is the sum of its noisy decimal counts (post-processing).
+    sensitivity 4: Laplace noise of scale ``4 / epsilon`` on every coordinate is epsilon-DP. The integer class is
+    counted in two parts, zeros and other whole numbers (one class per record still), and the fraction class by
+    its decimals; each class's count is the sum of its noisy parts (post-processing).
     """
     e = ColumnCounts.exact(text)
-    exact = np.r_[np.delete(e.classes, 2), e.decimals, e.outside_top, e.repeats]
+    classes = np.asarray(e.classes, dtype=np.float64)
+    rest = np.r_[classes[0], classes[1] - e.zeros, classes[3:]]  # missing, whole numbers but zeros, dates, text...
+    exact = np.r_[rest, e.zeros, e.decimals, e.outside_top, e.repeats]
     noisy, b = source.add_laplace(exact, PROFILE_SENSITIVITY, float(epsilon), exact.size)
     noisy = np.asarray(noisy, dtype=np.float64)
-    k, p = len(e.classes) - 1, len(e.decimals)
-    decimals = noisy[k:k + p]
-    return ColumnCounts(tuple(np.insert(noisy[:k], 2, decimals.sum()).tolist()), float(noisy[k + p]),
-                        float(noisy[k + p + 1]), tuple(decimals.tolist())), float(b)
+    k, p = rest.size, len(e.decimals)
+    zeros, decimals = float(noisy[k]), noisy[k + 1:k + 1 + p]
+    out = np.r_[noisy[0], noisy[1] + zeros, decimals.sum(), noisy[2:k]]
+    return ColumnCounts(tuple(out.tolist()), float(noisy[k + 1 + p]), float(noisy[k + 2 + p]),
+                        tuple(decimals.tolist()), zeros), float(b)
 
 
 def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Context) -> dict:
