@@ -243,8 +243,9 @@ def whole_numbers(counts: ColumnCounts) -> bool:
 
 def drafted_step(counts: ColumnCounts, floor: float = 0.0) -> float | None:
     """The step of a numeric column of fractions: ``10 ** -k`` for the most decimals ``k`` that more than
-    :data:`FRACTION_SHARE` of its numbers other than zero are written with (and more than ``floor``: in the DP draft, a count that
-    noise alone seldom reaches); values written finer are rounded to it, as an integer column's fractions are. None
+    :data:`FRACTION_SHARE` of its numbers other than zero are written with (and more than ``floor``: in the DP draft,
+    a count that noise alone seldom reaches); values written finer are rounded to it, as an integer column's fractions
+    are. None
     when no decimals count, or when those that do are more than :data:`MAX_DECIMALS` (a continuous column). Exact
     or noisy counts alike.
 

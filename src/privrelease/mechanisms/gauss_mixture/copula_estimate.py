@@ -109,11 +109,11 @@ def spread(parent_mass: np.ndarray, tree: NumericTree, level: int, floor: float 
     wp = np.bincount(par, weights=w, minlength=parent_mass.shape[-1])
     nodes = np.bincount(par, minlength=parent_mass.shape[-1]).astype(np.float64)
     share = np.where(wp[par] > 0, w / np.where(wp[par] > 0, wp[par], 1.0), 1.0 / nodes[par])
-    offset = np.where(wp[par] > 0, tree.centres(level) - tree.centres(level - 1)[par], 0.0)
+    centres = tree.centres(level - 1)
+    offset = np.where(wp[par] > 0, tree.centres(level) - centres[par], 0.0)
     inner = wp.copy()
-    if tree.edge and level > 1:  # a bound's node is a value of its own, not a part of the density
-        inner[[tree.off, -1]] = 0.0
-    t = linear_slopes(parent_mass, tree.centres(level - 1), inner, floor)
+    inner[tree.bound_nodes(level - 1)] = 0.0  # a bound's node is a value of its own, not a part of the density
+    t = linear_slopes(parent_mass, centres, inner, floor)
     reach = np.zeros(wp.size)
     np.maximum.at(reach, par, np.abs(offset))
     bound = np.where(reach > 0, 1.0 / np.where(reach > 0, reach, 1.0), 0.0)
@@ -181,8 +181,7 @@ def make_consistent(noisy: np.ndarray, mask: np.ndarray, spread_mass: np.ndarray
     par = tree.parents(level)
     starts = np.searchsorted(par, np.arange(par[-1] + 2))
     dense = np.ones(par.size, dtype=bool)
-    if tree.edge:  # a bound's node is a value of its own: kept as measured, the others shrunk together
-        dense[[tree.off, -1]] = False
+    dense[tree.bound_nodes(level)] = False  # a bound's node is a value of its own: kept as measured
     for g, p in zip(*np.nonzero(_split_parents(mask, par))):
         a, b = starts[p], starts[p + 1]
         prior, v, d = spread_mass[g, a:b], noisy[g, a:b].copy(), dense[a:b]

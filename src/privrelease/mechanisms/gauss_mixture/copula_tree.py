@@ -111,9 +111,10 @@ class NumericTree:
     def _starts(self, stride: int, coarsest: bool = False) -> np.ndarray:
         """Where each node of a level starts when its inner nodes hold ``stride`` leaves. The missing leaf is a node
         of its own at every level; the leaf at each public bound is one below the coarsest level, where it is part of
-        the first or the last node (the histograms' tails then read as before), unless that level is the leaves. Values piled on a bound (a column's
-        zeros, values clipped to the range) are thus a child of their own once their node is split, measured alone
-        rather than inside a run of small values, whose shrinkage toward a spread could dilute them."""
+        the first or the last node (the histograms' tails then read as before), unless that level is the leaves.
+        Values piled on a bound (a column's zeros, values clipped to the range) are thus a child of their own once
+        their node is split, measured alone rather than inside a run of small values, whose shrinkage toward a spread
+        could dilute them (:meth:`bound_nodes`)."""
         off, e, end = self.off, self.edge, self.n_cells
         inner = np.arange(off + e, end - e, int(stride))
         if e and coarsest and stride > 1:
@@ -207,6 +208,11 @@ class NumericTree:
     def coarse_index(self, x: np.ndarray, grid: int) -> np.ndarray:
         """The node of ``grid`` holding every encoded value (cells for two-way marginals)."""
         return np.searchsorted(self.grids[grid], self.index(x), side="right") - 1
+
+    def bound_nodes(self, level: int) -> list:
+        """The nodes of ``level`` that hold a public bound's value alone (:meth:`_starts`): the first and the last
+        value node below the coarsest level, or at it when it is the leaves; none otherwise."""
+        return [self.off, len(self.levels[level]) - 2] if self.edge and (level > 0 or self.depth == 1) else []
 
     def level_weights(self, level: int) -> np.ndarray:
         """Each node's weight at ``level``: the sum of its leaves' :attr:`weights` (its width)."""
