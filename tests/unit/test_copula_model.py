@@ -175,6 +175,39 @@ def test_a_refusal_lasts_one_round_so_no_later_round_depends_on_a_draw_not_relea
     assert chosen[0] != 0 and chosen[1] == 0
 
 
+def test_a_refusal_is_remembered_while_the_models_graph_stays_and_asked_again_when_it_changes(monkeypatch):
+    """``ModelFit.fits`` depends on the model's graph and the candidate alone: a refusal is kept (and the candidate
+    left out of ``open_``) while a measurement adds no edge, and asked again once one does."""
+    from types import SimpleNamespace
+
+    from privrelease.estimation import graphical as G
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import ModelFit
+
+    pairs = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4), (1, 3)]
+    plan = SimpleNamespace(attributes=SimpleNamespace(sizes=(4,) * 5), pairs=pairs, rounds=4)
+    first = [G.MarginalMeasurement((a,), np.full(4, 25.0), 1.0) for a in range(5)]
+    fit = ModelFit(plan, first, 100, np.random.default_rng(0))
+    asked = []
+    cells_with = G.ModelSizer.cells_with
+    monkeypatch.setattr(G.ModelSizer, "cells_with", lambda self, c: asked.append(c) or cells_with(self, c))
+    monkeypatch.setattr(D, "MAX_MODEL_CELLS", 100)  # the chain's 4 x 16 cells fit, its cycle's 3 x 64 do not
+
+    def measure(r):
+        fit.record(r, M.Measurement(("marginal", pairs[r]), np.full(16, 6.25), 1.0))
+
+    for r in range(4):
+        assert fit.fits(r)
+        measure(r)
+    assert not fit.fits(4) and not fit.fits(4) and asked.count((0, 4)) == 1
+    assert not fit.open_()[4] and fit.open_()[5]
+    measure(1)  # no new edge: the refusal stands
+    assert not fit.fits(4) and asked.count((0, 4)) == 1 and not fit.open_()[4]
+    fit.record(5, M.Measurement(("marginal", (1, 3)), np.full(16, 6.25), 1.0))  # a new edge: asked again
+    assert fit.open_()[4]
+    fit.fits(4)
+    assert asked.count((0, 4)) == 2
+
+
 def test_compression_merges_two_or_more_rare_levels_into_one_cell_and_recounts_the_candidates():
     dom = EncodedDomain(p=9, numeric=(), blocks=((0, 5), (5, 7), (7, 9)))
     plan = P.plan_model(dom, (), 2, 1000, 1.0, 1e-6)

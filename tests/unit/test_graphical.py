@@ -12,6 +12,7 @@ import pytest
 from privrelease.estimation.graphical import (
     GraphicalModel,
     MarginalMeasurement,
+    ModelSizer,
     fit_model,
     junction_tree,
     model_cells,
@@ -69,6 +70,18 @@ def test_model_cells_is_the_sum_over_the_junction_trees_cliques():
         sizes, asked = _random_graph(rng)
         cliques, _ = junction_tree(sizes, asked)
         assert model_cells(sizes, asked) == sum(prod(sizes[a] for a in c) for c in cliques)
+
+
+def test_a_sizer_gives_the_model_cells_of_its_cliques_and_one_more_and_keeps_its_graph():
+    rng = np.random.default_rng(2)
+    for _ in range(300):
+        sizes, asked = _random_graph(rng)
+        first = tuple(int(a) for a in rng.choice(len(sizes), min(3, len(sizes)), replace=False))
+        sizer = ModelSizer(sizes, asked)
+        for extra in (first, (0,), first):  # the sizer's graph is not changed by a question
+            assert sizer.cells_with(extra) == model_cells(sizes, asked + [extra])
+    with pytest.raises(ValueError, match="outside"):
+        ModelSizer((2, 2), [(0, 1)]).cells_with((1, 2))
 
 
 def _random_model(sizes, asked, rng, total=1000.0, scale=1.5):

@@ -54,7 +54,7 @@ class CliqueTree:
             self.neighbours[j].append(i)
         self.order, self.parent = _root_first(self.neighbours)
         self.separator, self.child_axes, self.parent_axes = {}, {}, {}
-        self.in_child, self.in_parent = {}, {}
+        self.in_child, self.in_parent, self.onto_child, self.onto_parent = {}, {}, {}, {}
         for c in self.order[1:]:
             p = self.parent[c]
             sep = tuple(a for a in self.cliques[c] if a in self.cliques[p])
@@ -63,6 +63,8 @@ class CliqueTree:
             self.parent_axes[c] = tuple(i for i, a in enumerate(self.cliques[p]) if a not in sep)
             self.in_child[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[c])
             self.in_parent[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[p])
+            self.onto_child[c] = _onto(self.cliques[c], self.child_axes[c], prod(self.sizes[a] for a in sep))
+            self.onto_parent[c] = _onto(self.cliques[p], self.parent_axes[c], prod(self.sizes[a] for a in sep))
         self._b_flat, self._p_flat = np.empty(self.cells), np.empty(self.cells)  # calibrate's work space
         self._b, self._p = self.views(self._b_flat), self.views(self._p_flat)
 
@@ -79,8 +81,7 @@ class CliqueTree:
         p = self._p
         for c in self.order[1:]:  # downward: the conditional times the parent's separator marginal
             q = p[self.parent[c]]
-            axes = self.parent_axes[c]
-            p[c] *= (np.add.reduce(q, axis=axes) if axes else q).reshape(self.in_child[c])
+            p[c] *= _sum_onto(q, self.onto_parent[c]).reshape(self.in_child[c])
         return self._p_flat.copy(), log_z
 
     def _upward_scaled(self, theta: np.ndarray) -> float | None:
@@ -93,7 +94,7 @@ class CliqueTree:
         np.exp(self._p_flat, out=self._p_flat)
         p, scale = self._p, tops.tolist()
         for c in reversed(self.order[1:]):
-            s = np.add.reduce(p[c], axis=self.child_axes[c], keepdims=True)
+            s = _sum_onto(p[c], self.onto_child[c]).reshape(self.in_child[c])
             if s.min() < UNDERFLOW:
                 return None
             p[c] /= s  # P(x_{C \ S} | x_S), kept in place of the marginal for now
@@ -137,6 +138,21 @@ class CliqueTree:
         want = set(attrs)
         holding = [i for i, c in enumerate(self.members) if want <= c]
         return min(holding, key=self._counts.__getitem__) if holding else None
+
+
+def _onto(clique, summed, cells: int) -> tuple[tuple[int, ...], int]:
+    """How :func:`_sum_onto` sums a clique's array onto a separator: its axes with the separator's first (in their
+    order) and the summed ones last, and the separator's cells."""
+    return tuple(i for i in range(len(clique)) if i not in summed) + tuple(summed), int(cells)
+
+
+def _sum_onto(table: np.ndarray, onto: tuple[tuple[int, ...], int]) -> np.ndarray:
+    """``table`` summed onto a separator (flat, row-major over the separator's attributes): the summed axes moved
+    last and the table made a matrix whose rows are summed. numpy's sum over several axes that are not the last
+    walks the array with a short inner loop: over two axes of a (10, 6, 6, 6, 6, 2) clique it took 250
+    microseconds, moved last 30 (the downward pass of the 101-column table's final model: half its time)."""
+    perm, cells = onto
+    return table.transpose(perm).reshape(cells, -1).sum(axis=1)
 
 
 def _root_first(adj: list[list[int]]) -> tuple[list[int], dict[int, int]]:

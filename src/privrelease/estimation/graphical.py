@@ -56,9 +56,9 @@ import numpy as np
 from scipy import sparse
 
 from .belief import CliqueTree, conditional, marginalise
-from .junction import junction_tree, model_cells
+from .junction import ModelSizer, junction_tree, model_cells
 
-__all__ = ["GraphicalModel", "MarginalMeasurement", "fit_model", "junction_tree", "model_cells"]
+__all__ = ["GraphicalModel", "MarginalMeasurement", "ModelSizer", "fit_model", "junction_tree", "model_cells"]
 
 #: Mirror-descent iterations of :func:`fit_model` by default (with momentum, the error of a
 #: 100-attribute model's measured marginals stops falling after about 200).

@@ -45,14 +45,46 @@ def _missing_pairs(adj: list[set[int]], v: int) -> int:
     return d * (d - 1) // 2 - sum(len(adj[u] & nbrs) for u in nbrs) // 2
 
 
-def _eliminate(sizes, cliques) -> tuple[list[int], list[set[int]], list[int]]:
-    """Greedy min-fill elimination (ties by fewest clique cells, then index): the order, each
-    attribute's later neighbours ``N(v)`` at its elimination (in the triangulated graph) and the
-    cells of its clique ``C_v``."""
+def _start(sizes, cliques) -> tuple[list[set[int]], list[int], list[int]]:
+    """The graph of ``cliques`` before any elimination: each attribute's neighbours, its fill (the pairs of its
+    neighbours not adjacent) and the cells of its clique with them."""
     n = len(sizes)
     adj = _adjacency(n, cliques)
     fill = [_missing_pairs(adj, v) for v in range(n)]
     cells = [sizes[v] * prod(sizes[u] for u in adj[v]) for v in range(n)]
+    return adj, fill, cells
+
+
+def _join(sizes, adj, fill, cells, members) -> set[int]:
+    """Joins ``members`` pairwise, keeping every attribute's fill and cells: an edge ``(x, y)`` adds to ``x``'s fill
+    the neighbours of ``x`` that ``y`` lacks and takes one from each common neighbour's. Returns the common
+    neighbours (their keys changed)."""
+    touched: set[int] = set()
+    members = sorted(members)
+    for i, x in enumerate(members):
+        for y in members[i + 1:]:
+            if y in adj[x]:
+                continue
+            common = adj[x] & adj[y]
+            fill[x] += len(adj[x]) - len(common)
+            fill[y] += len(adj[y]) - len(common)
+            for z in common:
+                fill[z] -= 1
+            touched |= common
+            adj[x].add(y)
+            adj[y].add(x)
+            cells[x] *= sizes[y]
+            cells[y] *= sizes[x]
+    return touched
+
+
+def _eliminate(sizes, cliques, start=None) -> tuple[list[int], list[set[int]], list[int]]:
+    """Greedy min-fill elimination (ties by fewest clique cells, then index): the order, each
+    attribute's later neighbours ``N(v)`` at its elimination (in the triangulated graph) and the
+    cells of its clique ``C_v``. ``start``: the graph as :func:`_start` makes it (then ``cliques`` is not read),
+    changed in place."""
+    n = len(sizes)
+    adj, fill, cells = start if start is not None else _start(sizes, cliques)
     heap = [(fill[v], cells[v], v) for v in range(n)]
     heapq.heapify(heap)
     done = [False] * n
@@ -66,26 +98,11 @@ def _eliminate(sizes, cliques) -> tuple[list[int], list[set[int]], list[int]]:
         order.append(v)
         later.append(nbrs)
         clique_cells.append(c)
-        touched = set(nbrs)
         for u in nbrs:  # v leaves: the pairs (v, w) u was missing go, and v's cells
             fill[u] -= len(adj[u]) - len(adj[u] & nbrs) - 1
             adj[u].discard(v)
             cells[u] //= sizes[v]
-        members = sorted(nbrs)
-        for i, x in enumerate(members):  # v's neighbours are joined pairwise (the fill edges)
-            for y in members[i + 1:]:
-                if y in adj[x]:
-                    continue
-                common = adj[x] & adj[y]
-                fill[x] += len(adj[x]) - len(common)
-                fill[y] += len(adj[y]) - len(common)
-                for z in common:
-                    fill[z] -= 1
-                touched |= common
-                adj[x].add(y)
-                adj[y].add(x)
-                cells[x] *= sizes[y]
-                cells[y] *= sizes[x]
+        touched = set(nbrs) | _join(sizes, adj, fill, cells, nbrs)  # v's neighbours joined (the fill edges)
         for u in touched:
             heapq.heappush(heap, (fill[u], cells[u], u))
         adj[v] = set()
@@ -154,6 +171,28 @@ def model_cells(sizes, cliques) -> int:
     the model's size; used to refuse a candidate marginal that would make the model too large. Must be
     fast: it is called for many candidates (aim for < 1 ms for 100 attributes, tree-like graphs)."""
     sizes = _check_sizes(sizes)
-    order, later, cells = _eliminate(sizes, cliques)
+    return _cells(*_eliminate(sizes, cliques))
+
+
+class ModelSizer:
+    """:func:`model_cells` of fixed ``cliques`` and one more, asked for many: the fixed cliques' graph (neighbours,
+    fills, cells) is made once and copied for each, which was 40 % of a 101-attribute model's elimination."""
+
+    def __init__(self, sizes, cliques):
+        self.sizes = _check_sizes(sizes)
+        self._graph = _start(self.sizes, cliques)
+
+    def cells_with(self, clique) -> int:
+        """``model_cells(sizes, cliques + [clique])``."""
+        adj, fill, cells = self._graph
+        start = ([set(a) for a in adj], list(fill), list(cells))
+        members = set(map(int, clique))
+        if members and not (min(members) >= 0 and max(members) < len(self.sizes)):
+            raise ValueError(f"a clique's attribute is outside the {len(self.sizes)} attributes: {sorted(members)}")
+        _join(self.sizes, *start, members)
+        return _cells(*_eliminate(self.sizes, (), start))
+
+
+def _cells(order, later, cells) -> int:
     holder, _ = _maximal(order, later)
     return sum(c for v, c in zip(order, cells) if holder[v] == v)

@@ -350,7 +350,8 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
 
     ``exact``: the exact counts of every candidate of ``plan.pairs`` (one pass); ``estimate()``: the current
     model's counts of every candidate (post-processing: the model fitted to every earlier measurement);
-    ``open_()``: which candidates the round may offer (a function of the measured set only); ``fits(r)``:
+    ``open_()``: which candidates the round may offer (a function of the measured set, less candidates ``fits``
+    has already refused on the same measured set: a draw of them would be refused); ``fits(r)``:
     whether the model stays within its public size bound with candidate ``r`` (a function of the measured set
     only); ``record(r, measurement)``: hands a :class:`Measurement` to the estimation. Each of the
     ``T = plan.rounds`` rounds: the exponential mechanism on :func:`scores` (each candidate's L1 error under the
@@ -361,9 +362,10 @@ def model_rounds(mech, exact: list, plan, rho_measure: float, rho_select: float,
 
     ``fits`` is asked of the drawn candidate only: a draw it refuses is put aside and the mechanism drawn again
     without it. The accepted draw is distributed exactly as the exponential mechanism over the candidates that
-    fit (a public set within the round, fixed by the measured set), and the refusals are forgotten when the
-    round ends, so no later round depends on a draw that was not released. A candidate is measured at most
-    once (the measured set is public).
+    fit (a public set within the round, fixed by the measured set). A refusal left out of ``open_`` in a later
+    round (the estimation keeps it while the model's graph stays) changes which draws are tried, never the
+    accepted draw's distribution, so no round's output depends on a draw that was not released. A candidate is
+    measured at most once (the measured set is public).
 
     Notes
     -----
