@@ -225,17 +225,16 @@ def test_compression_merges_two_or_more_rare_levels_into_one_cell_and_recounts_t
     assert P.compress_plan(plan, [np.full(5, 100.0), np.ones(2) * 100, np.ones(2) * 100], floor=10.0) is plan
 
 
-def test_a_merged_cell_is_expanded_by_its_levels_released_counts():
+def test_a_merged_cells_levels_share_it_equally():
     from privrelease.mechanisms.gauss_mixture.copula_sample import expand_levels
 
-    merge = (0, 1, 0, 1, 2, 2)  # cell 1 holds levels 1 and 3, cell 0 levels 0 and 2, cell 2 levels 4 and 5
-    counts = np.array([50.0, 40.0, 0.0, 10.0, 0.0, 0.0])
-    cell = np.array([1] * 4000 + [0] * 10 + [2] * 4000)
-    out = expand_levels(cell, merge, counts, np.random.default_rng(0))
-    assert set(out[:4000]) == {1, 3} and abs(np.mean(out[:4000] == 1) - 0.8) < 0.03
-    assert set(out[4000:4010]) == {0}  # only level 0 of cell 0 has a count
-    assert abs(np.mean(out[4010:] == 4) - 0.5) < 0.03  # no count: uniform over the cell's levels
-    assert expand_levels(cell, None, counts, np.random.default_rng(0)) is cell
+    merge = (0, 1, 0, 1, 2, 2, 2, 3)  # cell 1 holds levels 1 and 3, cell 2 levels 4, 5 and 6, level 7 is alone
+    cell = np.array([1] * 4000 + [2] * 6000 + [3] * 10)
+    out = expand_levels(cell, merge, np.random.default_rng(0))
+    assert set(out[:4000]) == {1, 3} and abs(np.mean(out[:4000] == 1) - 0.5) < 0.03
+    assert set(out[4000:10000]) == {4, 5, 6} and abs(np.mean(out[4000:10000] == 6) - 1 / 3) < 0.03
+    assert set(out[10000:]) == {7}
+    assert expand_levels(cell, None, np.random.default_rng(0)) is cell
 
 
 def rare_table(n=6000, seed=0):
