@@ -69,6 +69,7 @@ SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scal
 PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
 OTHER_NOTABLE_SHARE = 0.01  # a share of the records in '(other)' worth a warning
 MISSING_FLAG_RATE = 0.05  # the chance that a column without missing values is drafted 'missing: allowed'
+MISSING_SURE_RATE = 0.001  # ... and drafted so without a warning that it may hold none
 
 
 @dataclass
@@ -271,6 +272,7 @@ def _time_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
     noisy, b = noisy_magnitudes(v, eps, ctx.source)
     if name not in ctx.facts.complete and float(noisy[-1]) > laplace_threshold(b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
+        _say_missing(name, float(noisy[-1]), b, ctx)
     return spec
 
 
@@ -346,6 +348,7 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
         spec["integer"] = True
     if name not in ctx.facts.complete and scale.missing > laplace_threshold(scale.b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
+        _say_missing(name, scale.missing, scale.b, ctx)
         if spec.get("lower") is not None and spec["lower"] == spec["upper"]:  # one value or missing: not a constant
             spec["upper"] = spec["lower"] + 1
     return spec
@@ -374,6 +377,7 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
             ctx.warnings.append(label_missing_line(name, sel.missing / ctx.n))
         else:
             spec["missing"] = "allowed"
+            _say_missing(name, sel.missing, sel.b, ctx)
     spec["other"] = other
     if levels:
         _say_other_share(name, other, sel, ctx)
@@ -389,6 +393,19 @@ def _say_magnitudes(ctx: _Context) -> None:
             f"{ctx.quantiles[0]:g} and {ctx.quantiles[1]:g} quantiles: at epsilon {ctx.eps_c:.3g} a column "
             f"(n = {ctx.n:,}) the quantiles would be mostly noise; state public bounds (--range, or in the schema) "
             f"or draft with more epsilon: {shorten_list(ctx.magnitudes, 12)}")
+
+
+def _say_missing(name: str, noisy: float, b: float, ctx: _Context) -> None:
+    """Say, with its DP estimate, that a column was drafted ``missing: allowed`` on a noisy missing count that a
+    column holding none reaches more than ``MISSING_SURE_RATE`` of the time (Laplace ``b``), so that it may hold
+    none: at the public threshold a complete column is drafted so ``MISSING_FLAG_RATE`` of the time, and the
+    release then writes a few missing values in it (post-processing of the released noisy count)."""
+    sd = b * math.sqrt(2.0)
+    if noisy < laplace_threshold(b, MISSING_SURE_RATE):
+        ctx.warnings.append(
+            f"column '{name}': drafted 'missing: allowed' on about {100 * noisy / ctx.n:.1f}% of its records missing (a "
+            f"DP estimate, give or take {100 * sd / ctx.n:.1f}%); if it holds none, state it (--complete {name}), or "
+            f"the release will write a few missing values in it")
 
 
 def _say_other_share(name: str, other: str, sel, ctx: _Context) -> None:
