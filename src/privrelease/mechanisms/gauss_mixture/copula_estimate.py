@@ -303,8 +303,9 @@ class ModelFit:
     """The graphical model fitted to every measurement so far (post-processing): the estimation side of the
     model's rounds. ``record`` adds a released :class:`~.copula_measure.Measurement`; ``estimate`` returns the
     current model's counts of every candidate, refitting the model (warm-started) every ``batch`` measurements;
-    ``open_`` the candidates that overlap none measured since the last refit, ``fits(r)`` whether candidate ``r``
-    keeps the model within ``MAX_MODEL_CELLS`` (all public: functions of the plan and the measured set).
+    ``open_`` the candidates that overlap none measured since the last refit, less those ``fits`` has refused on the
+    model's current graph; ``fits(r)`` whether candidate ``r`` keeps the model within ``MAX_MODEL_CELLS`` (public: a
+    function of the plan and the measured set).
 
     ``batch`` is 1 (a refit after every measurement) unless the rounds outnumber ``EVERY_ROUND_REFITS`` (then
     ``WIDE_REFITS`` refits: the cost of a wide table's refits, in :mod:`.copula_defaults`). Scored against
