@@ -63,8 +63,9 @@ class CliqueTree:
             self.parent_axes[c] = tuple(i for i, a in enumerate(self.cliques[p]) if a not in sep)
             self.in_child[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[c])
             self.in_parent[c] = tuple(self.sizes[a] if a in sep else 1 for a in self.cliques[p])
-            self.onto_child[c] = _onto(self.cliques[c], self.child_axes[c], prod(self.sizes[a] for a in sep))
-            self.onto_parent[c] = _onto(self.cliques[p], self.parent_axes[c], prod(self.sizes[a] for a in sep))
+            cells = prod(self.sizes[a] for a in sep)
+            self.onto_child[c] = _onto(self.cliques[c], self.child_axes[c], cells)
+            self.onto_parent[c] = _onto(self.cliques[p], self.parent_axes[c], cells)
         self._b_flat, self._p_flat = np.empty(self.cells), np.empty(self.cells)  # calibrate's work space
         self._b, self._p = self.views(self._b_flat), self.views(self._p_flat)
 

@@ -181,6 +181,8 @@ class ModelSizer:
     def __init__(self, sizes, cliques):
         self.sizes = _check_sizes(sizes)
         self._graph = _start(self.sizes, cliques)
+        #: the fixed cliques' graph as its edges ``(a, b)``, ``a < b``: what every answer depends on with the clique
+        self.edges = frozenset((a, b) for a, nbrs in enumerate(self._graph[0]) for b in nbrs if a < b)
 
     def cells_with(self, clique) -> int:
         """``model_cells(sizes, cliques + [clique])``."""

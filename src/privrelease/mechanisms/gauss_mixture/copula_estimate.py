@@ -321,8 +321,8 @@ class ModelFit:
         self.sizes = tuple(int(s) for s in plan.attributes.sizes)
         self.measurements, self.zeros = list(first), list(zeros)
         self.model, self._cached, self._fresh, self._inside = None, None, [], None
-        # the model's current graph, its sizes of candidates, the candidates refused on each graph
-        self._graph, self._sizer, self._refused = None, None, {}
+        # the sizes of candidates on the model's current graph; the candidates refused on each graph
+        self._sizer, self._refused = None, {}
         T = int(plan.rounds)
         self.batch = 1 if T <= D.EVERY_ROUND_REFITS else -(-T // D.WIDE_REFITS)  # rounds between two refits
         refits = -(-T // self.batch)
@@ -334,12 +334,12 @@ class ModelFit:
         self.measurements.append(self._g.MarginalMeasurement(tuple(measurement.query[1]), measurement.noisy,
                                                              weight_std(measurement.noise_std)))
         self._fresh.append(self.plan.pairs[r])
-        self._graph = None
+        self._sizer = None
 
     def fit(self, iters: int):
         self.model = self._g.fit_model(self.sizes, self.measurements, self.n, iters=iters, warm=self.model,
                                     zeros=self.zeros)
-        self._fresh, self._cached, self._graph = [], None, None
+        self._fresh, self._cached, self._sizer = [], None, None
         return self.model
 
     def estimate(self) -> list:
@@ -356,7 +356,7 @@ class ModelFit:
         leaves the exponential mechanism over the candidates that fit as it was, see
         :func:`~.copula_measure.model_rounds`)."""
         ok = np.ones(len(self.plan.pairs), dtype=bool)
-        ok[list(self._refused.get(self._edges(), ()))] = False
+        ok[list(self._refused.get(self._sized().edges, ()))] = False
         if not self._fresh:
             return ok
         C = self._indicators()
@@ -406,25 +406,18 @@ class ModelFit:
         a refusal is remembered while the graph stays as it was: a model at its bound keeps its graph for many
         rounds, and each refusal was a junction tree built again (the 101-column table: 4,652 trees, 1,742 of them
         distinct, 8.8 of its 23 s)."""
-        graph = self._edges()
-        if r in self._refused.get(graph, ()):
+        sizer = self._sized()
+        if r in self._refused.get(sizer.edges, ()):
             return False
-        if self._sizer is None:  # the graph's elimination state, copied for each candidate asked on it
-            carried = list(self.model.cliques) if self.model is not None else []
-            self._sizer = self._g.ModelSizer(self.sizes, [m.attrs for m in self.measurements] + carried)
-        ok = self._sizer.cells_with(self.plan.pairs[r]) <= D.MAX_MODEL_CELLS
+        ok = sizer.cells_with(self.plan.pairs[r]) <= D.MAX_MODEL_CELLS
         if not ok:
-            self._refused.setdefault(graph, set()).add(r)
+            self._refused.setdefault(sizer.edges, set()).add(r)
         return ok
 
-    def _edges(self) -> frozenset:
-        """The model's current graph: the pairs of attributes that share a measured set or a carried clique (made
-        again after each measurement and each refit)."""
-        if self._graph is None:
+    def _sized(self):
+        """The size test's state on the model's current graph (the measured sets and the current model's cliques),
+        made again after each measurement and each refit; its ``edges`` name the graph."""
+        if self._sizer is None:
             carried = list(self.model.cliques) if self.model is not None else []
-            edges = set()
-            for c in [m.attrs for m in self.measurements] + carried:
-                c = sorted(set(map(int, c)))
-                edges.update((a, b) for i, a in enumerate(c) for b in c[i + 1:])
-            self._graph, self._sizer = frozenset(edges), None
-        return self._graph
+            self._sizer = self._g.ModelSizer(self.sizes, [m.attrs for m in self.measurements] + carried)
+        return self._sizer
