@@ -319,7 +319,8 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
     else:
         scale = dp_scaled_bounds(v, eps, ctx.source, ctx.quantiles, SCALE_SHARE, ctx.n,
                                  candidates=range_grid if dates else None,
-                                 margin=SCALE_MARGIN, dates=dates)  # dates: years, then days
+                                 margin=SCALE_MARGIN, dates=dates,  # dates: years, then days
+                                 integer=kind == "integer")
         if not scale.supported:
             ctx.warnings.append(
                 f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "

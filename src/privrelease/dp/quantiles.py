@@ -196,8 +196,8 @@ def laplace_threshold(b: float, rate: float, bins: int = 1) -> float:
 
 def kept_span(h: np.ndarray, b: float, present: float, zero: int | None = None) -> tuple[int, int] | None:
     """The first and last bins of the kept runs of a noisy histogram (:func:`magnitude_range` says which runs are
-    kept; runs split at bin ``zero``, which is kept on the run threshold alone), or None when none is kept or they
-    hold less than :data:`SCALE_HELD_SHARE` of ``present`` (post-processing)."""
+    kept; runs split at bin ``zero``, which is kept on the run threshold alone, and a run beside it kept with it),
+    or None when none is kept or they hold less than :data:`SCALE_HELD_SHARE` of ``present`` (post-processing)."""
     above = h > laplace_threshold(b, SCALE_STEP_RATE)
     kept = np.zeros(h.size, dtype=bool)
     if zero is not None:
@@ -211,7 +211,9 @@ def kept_span(h: np.ndarray, b: float, present: float, zero: int | None = None) 
             start = k
     step = laplace_threshold(b, SCALE_STEP_RATE)
     for mass, a, c in runs:
-        if run_is_kept(mass - (c - a) * step, c - a, b, h.size):
+        # a run next to the kept zero bin grows from it, as a run grows from its end (SCALE_STEP_RATE a bin)
+        beside = zero is not None and bool(kept[zero]) and (a == zero + 1 or c == zero)
+        if beside or run_is_kept(mass - (c - a) * step, c - a, b, h.size):
             kept[a:c] = True
     if not kept.any():
         return None
@@ -290,7 +292,20 @@ def approx_year_range(days, epsilon: float, source, n: float | None = None) -> S
     return Scale(float(edges[span[0]]), float(edges[span[1] + 1]) - 1.0, True, missing, float(b))
 
 
-def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tuple[float, float, bool]:
+def integer_bins() -> np.ndarray:
+    """The bins of :func:`magnitude_edges` that can hold an integer: the zero bin and those of magnitude 1 and more
+    (the bins strictly between -1 and 1 hold fractions only).
+
+    >>> k = integer_bins(); int(k.size), float(magnitude_edges()[k[42]]), float(magnitude_edges()[k[44]])
+    (86, -1.0, 1.0)
+    """
+    e = magnitude_edges()
+    k = np.arange(e.size - 1)
+    return k[(k == k.size // 2) | (np.abs(e[:-1]) >= 1.0)]
+
+
+def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN,
+                    integer: bool = False) -> tuple[float, float, bool]:
     """The range of the values read from their noisy magnitude histogram (post-processing): ``(lo, hi, supported)``.
 
     *Runs*: maximal runs of neighbouring bins whose noisy counts exceed
@@ -299,7 +314,11 @@ def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tup
     (:func:`run_is_kept`: one bin above ``laplace_threshold(b, SCALE_FALSE_BIN_RATE / 2, bins)``, a longer run by its
     excess over the run threshold), so that an empty bin starts a kept run in at most 0.1 % of drafts; the zero bin
     (named in advance, and harmless when kept: a bound of 0) is kept when it exceeds the run
-    threshold. The range runs from the lowest to the highest kept bin. It is *supported* when
+    threshold, and a run beside it is kept with it (it grows from the zero bin as a run grows from its end, each
+    empty bin with probability ``SCALE_STEP_RATE``; a column of small counts, most of them 0, has its ones and
+    twos in such a run). With ``integer`` (the column's stated kind: public) the bins strictly between -1 and 1
+    but the zero bin are left out (:func:`integer_bins`): they hold no value, so ``[1, 2)`` is the zero bin's
+    neighbour. The range runs from the lowest to the highest kept bin. It is *supported* when
     its noisy count, plus one standard deviation of its noise, holds at least
     :data:`SCALE_HELD_SHARE` of ``present``; else ``(nan, nan, False)``: the budget cannot tell
     where the values are, and no bound is written. A supported range is widened by
@@ -314,10 +333,11 @@ def magnitude_range(noisy, b: float, present: float, margin=SCALE_MARGIN) -> tup
     """
     h = np.asarray(noisy, dtype=np.float64)
     edges, zero = magnitude_edges(), h.size // 2
-    span = kept_span(h, b, present, zero)
+    bins = integer_bins() if integer else np.arange(h.size)
+    span = kept_span(h[bins], b, present, int(np.flatnonzero(bins == zero)[0]))
     if span is None:
         return math.nan, math.nan, False
-    i, j = span
+    i, j = (int(bins[k]) for k in span)
     inward, outward = (2.0 ** m for m in margin)
     lo = edges[i] * outward if i < zero else (0.0 if i == zero or edges[i] <= inward else edges[i] / inward)
     if j > zero:
@@ -339,7 +359,8 @@ class Scale(NamedTuple):
     quantiles: bool = False  # the bounds are DP quantiles (else the range's magnitudes)
 
 
-def approx_range(values, epsilon: float, source, n: float | None = None, margin=SCALE_MARGIN) -> Scale:
+def approx_range(values, epsilon: float, source, n: float | None = None, margin=SCALE_MARGIN,
+                 integer: bool = False) -> Scale:
     """An epsilon-DP range of the values (NaN: missing) and the noisy count of the missing ones.
 
     :func:`noisy_magnitudes` (the measurement) then :func:`magnitude_range` (post-processing) with
@@ -349,7 +370,7 @@ def approx_range(values, epsilon: float, source, n: float | None = None, margin=
     noisy, b = noisy_magnitudes(values, epsilon, source)
     h, missing = noisy[:-1], float(noisy[-1])
     present = h.sum() if n is None else float(n) - min(max(missing, 0.0), float(n))
-    lo, hi, supported = magnitude_range(h, b, present, margin)
+    lo, hi, supported = magnitude_range(h, b, present, margin, integer)
     return Scale(lo, hi, supported, missing, b)
 
 
@@ -375,13 +396,14 @@ def readable_grid(lo: float, hi: float) -> np.ndarray:
 
 
 def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), scale_share: float = 0.4,
-                     n: int | None = None, candidates=None, margin=SCALE_MARGIN, dates: bool = False) -> Scale:
+                     n: int | None = None, candidates=None, margin=SCALE_MARGIN, dates: bool = False,
+                     integer: bool = False) -> Scale:
     """Bounds in two steps, epsilon-DP in total: :func:`approx_range` with ``scale_share * epsilon``,
     then :func:`dp_bounds` over the readable candidates of that range (and the next magnitude
     edge on each side, and 0) with the rest. ``values``: the column's numbers, NaN for its missing
     values; ``n``: the public number of records (else ``len(values)``). ``candidates(lo, hi)``
     replaces the readable candidates (e.g. evenly spaced days for dates); ``margin`` goes to
-    :func:`approx_range`.
+    :func:`approx_range`, with ``integer`` (the column holds whole numbers: public).
 
     When the quantiles cannot tell candidates apart (``epsilon_q min(q, 1 - q) n / 2`` below
     :data:`MIN_QUANTILE_SIGNAL` for the public ``n``: every candidate beyond the data is then
@@ -397,7 +419,7 @@ def dp_scaled_bounds(values, epsilon: float, source, quantiles=(0.01, 0.99), sca
     n = len(values) if n is None else int(n)
     signal = (1.0 - scale_share) * epsilon / 2 * min(quantiles[0], 1.0 - quantiles[1]) * n / 2  # eps_q min(q) n / 2
     scaled = (lambda e: approx_year_range(values, e, source, n)) if dates else (
-        lambda e: approx_range(values, e, source, n, margin))
+        lambda e: approx_range(values, e, source, n, margin, integer))
     if signal < MIN_QUANTILE_SIGNAL:
         return scaled(epsilon)
     scale = scaled(scale_share * epsilon)
