@@ -14,6 +14,8 @@ choose them.
 * histograms (``marginals_std``, sensitivity ``sqrt(2 d)``): ``a -> b`` moves two cells of each of
   the d = 3 columns (and, with a separate label histogram, ``(a, 0) -> (b, 1)`` moves two of its
   cells too: d = 4);
+  with columns of 2 and 5 levels (their weights, ``histogram_weights``, differ): the weighted counts move by
+  ``sqrt(2 (w_1^2 + w_2^2))`` = ``sqrt(2 d)``;
 * centre (``sqrt(p1 + 2 p2)`` = sqrt 6): ``a -> b``;
 * radius (``r_dom(c)^2``): ``a -> b`` with ``c = a``: the term ``||x - c||^2`` moves 0 -> 6 = r_dom(a)^2;
 * sums (``2 R``): ``a -> b`` with ``c = (a + b) / 2``: ``z = R u -> -R u``;
@@ -174,6 +176,10 @@ class CopulaCase:
         return pytest.param(self, id=self.id)
 
 
+#: Two categorical columns of 2 and 5 levels: the histograms' weights (``histogram_weights``) differ, so the
+#: release's noise is unequal across them (std sigma / w_j) while the weighted vector moves by sqrt(2 d).
+UNEQUAL = EncodedDomain(p=7, numeric=(), blocks=((0, 2), (2, 7)))
+A_U, B_U = np.eye(7)[0] + np.eye(7)[2], np.eye(7)[1] + np.eye(7)[6]
 LAB = copula_fit(by_label=False)
 MIX, MIX_LAB = copula_fit(MIX_EPS), copula_fit(MIX_EPS, by_label=False)
 CASES = [
@@ -183,6 +189,8 @@ CASES = [
                "(a, 0) -> (b, 1): class x column cells of 3 columns", ("marginals_std",)),
     CopulaCase("marginals (+ label histogram)", LAB, table(A, 0), table(B, 1),
                "(a, 0) -> (b, 1): 3 columns and the label histogram (d = 4)", ("marginals_std",)),
+    CopulaCase("marginals (unequal levels)", copula_fit(domain=UNEQUAL), table(A_U, other=A_U), table(B_U, other=A_U),
+               "(0, 0) -> (1, 4): two cells of a 2-level and of a 5-level column, weighted", ("marginals_std",)),
     CopulaCase("mixture centre", MIX, table(A), table(B), "a -> b", ("mixture_centre_std",)),
     CopulaCase("mixture radius", MIX, table(A), table(B), "a -> b, c = a: 0 -> r_dom^2",
                ("mixture_radius_std",), prefix(centre=A)),

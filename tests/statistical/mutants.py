@@ -93,6 +93,13 @@ def mixture_with_whole_budget(mp) -> None:
     mp.setattr(plan_mod, "split_budget", split_budget)
 
 
+def unnormalised_weights(mp) -> None:
+    """gauss-copula's histogram weights ``K_j ** (1 / 3)`` without their scaling (squares summing to more than the
+    number of histograms, the sensitivity still ``sqrt(2 d)``), the measurement's check of them removed."""
+    mp.setattr(gc, "histogram_weights", lambda cells, weighted: tuple(float(k) ** (1.0 / 3.0) for k in cells))
+    mp.setattr(measure_mod, "check_weights", lambda w, count: None)
+
+
 def score_sensitivity_halved(mp) -> None:
     """gauss-copula's model selection (exponential mechanism) calibrated with half its score sensitivity."""
     mp.setattr(measure_mod, "SCORE_SENSITIVITY", measure_mod.SCORE_SENSITIVITY / 2)
@@ -115,6 +122,10 @@ MUTANTS = [
     Mutant("per-class histograms noise x0.5", "marginals (per class)", scale_noise("marginals_std")),
     Mutant("label histogram noise x0.5", "marginals (+ label histogram)", scale_noise("marginals_std")),
     Mutant("histogram noise x0.5", "marginals (3 columns)", scale_noise("marginals_std")),
+    Mutant("histogram noise x0.5 (unequal weights)", "marginals (unequal levels)", scale_noise("marginals_std"),
+           ci=True),
+    Mutant("histogram weights not normalised (the measurement's check off)", "marginals (unequal levels)",
+           unnormalised_weights, ci=True),
 ] + [
     Mutant(f"{part} noise x0.5", f"mixture {part.replace('_', '-')}", scale_noise(f"{part}_std"),
            ci=part in ("sums", "radius"))

@@ -8,12 +8,18 @@ import dataclasses
 import inspect
 import math
 
+import numpy as np
 import pytest
-
-from privrelease.mechanisms.gauss_mixture import (copula_estimate, copula_measure, copula_plan, copula_sample,
-                                                  gauss_copula)
-from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 from test_pairs import CAT, categorical_table
+
+from privrelease.mechanisms.gauss_mixture import (
+    copula_estimate,
+    copula_measure,
+    copula_plan,
+    copula_sample,
+    gauss_copula,
+)
+from privrelease.mechanisms.gauss_mixture.gauss_copula import GaussCopula
 
 #: What reads records or draws noise: a pass over the data, the Gaussian and exponential mechanisms.
 NOISE_OR_DATA = {"_gaussian", "add_gaussian", "exponential_mechanism", "run", "fit_executor", "count_cells",
@@ -116,3 +122,33 @@ def test_every_finer_tree_level_reaches_the_estimation_as_a_measurement(monkeypa
             mine = nodes[nodes[:, 0] == j]
             assert np.array_equal(mine[:, 1:], np.argwhere(mask))
     assert [ids.tolist() for ids in m.measured_nodes_] == [out.query[2].tolist() for *_, out in seen if out is not None]
+
+
+def test_histogram_weights_follow_the_cube_root_of_the_cells_and_keep_the_sensitivity():
+    w = copula_plan.histogram_weights([12, 2, 16, 54, 3], [False, True, True, True, False])
+    assert w[0] == w[4] == 1.0  # a tree's coarsest level and the label's own histogram
+    assert sum(x * x for x in w[1:4]) == pytest.approx(3.0)
+    assert w[3] / w[1] == pytest.approx(27 ** (1 / 3)) and w[2] / w[1] == pytest.approx(2.0)
+    assert copula_plan.histogram_weights([6, 6, 6], [True] * 3) == (1.0, 1.0, 1.0)
+    with pytest.raises(ValueError, match="squares sum"):
+        copula_measure.check_weights(np.array([1.0, 2.0]), 2)
+
+
+def test_each_histogram_carries_the_release_std_over_its_weight():
+    """Round 1 on a 2-level and a 16-level column (weights 2 ** (-1 / 2) and 2 ** (1 / 2)): over 3,000 releases each
+    histogram's noise std is the release's std over its weight (not the same std for both)."""
+    from privrelease.noise import make_source
+
+    weights = copula_plan.histogram_weights([2, 16], [True, True])
+    counts = [np.array([[600.0, 400.0]]), np.full((1, 16), 62.5)]
+    noise = [[], []]
+    for seed in range(3000):
+        m = GaussCopula(1.0, 1e-6, rng=seed)
+        m.cells_, m.source_ = [], make_source(seed)
+        got = copula_measure.measure_top_levels(m, counts, 1000, 2, 1.0, weights)
+        for j in range(2):
+            noise[j].extend((got.noisy[j] - counts[j]).ravel())
+    sigma = m.noise_scales_["marginals_std"]
+    assert got.noise_std == pytest.approx((sigma / weights[0], sigma / weights[1]))
+    for j in range(2):
+        assert np.std(noise[j]) == pytest.approx(sigma / weights[j], rel=0.05)

@@ -44,11 +44,12 @@ class GraphicalDependence:
         fits one model to the one-way histograms and every measured marginal."""
         k = len(self.cells_)
         totals = [level_counts(self, a) for a in range(len(self.marginals_))]
-        plan = self.model_plan_ = compress_plan(self.model_plan_, totals[k:],
-                                                D.MERGE_STDS * self._first_std * math.sqrt(self.groups_), totals[:k],
+        stds = self._first_stds  # each histogram's noise std; a block's total sums the groups' noise
+        floors = [D.MERGE_STDS * s * math.sqrt(self.groups_) for s in stds[k:len(totals)]]
+        plan = self.model_plan_ = compress_plan(self.model_plan_, totals[k:], floors, totals[:k],
                                                 list(zip(self.measured_levels_, self.measured_nodes_)))
         exact = count_pairs(passes, plan, self.n_)
-        first = one_way_measurements(self, plan.attributes, self._first_std)
+        first = one_way_measurements(self, plan.attributes, stds)
         fit = ModelFit(plan, first, self.n_, self.source_.generator,
                        empty_tails(first, plan.attributes.sizes, len(self.cells_)))
         chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],

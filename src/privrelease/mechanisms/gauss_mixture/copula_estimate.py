@@ -59,12 +59,13 @@ def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
     return np.maximum(v - theta, 0.0)
 
 
-def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor, tails: int = 0):
+def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor, tails: int = 0, stds=None):
     """Post-processing of the noisy histograms: ``(marginals, label weights, group sizes)``.
 
     ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
-    (one group, labelled) the label's. With several groups (classes) the class sizes are the
-    inverse-variance average of every feature histogram's row sums (noise variance ``K_j std^2``)
+    (one group, labelled) the label's; ``stds``: each one's noise std (None: all alike). With several groups
+    (classes) the class sizes are the inverse-variance average of every feature histogram's row sums (noise
+    variance ``K_j std_j^2``)
     projected onto the counts summing to the public n; each class row is then made a distribution
     summing to its class size (:func:`denoise` with ``floor``: one for all histograms, or one per feature
     histogram; on the tails only of the first ``tails`` histograms) and divided by it.
@@ -73,7 +74,9 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
     G = parts[0].shape[0] if parts else 1
     label = None
     if G > 1:
-        w = np.array([1.0 / h.shape[1] for h in parts[:n_feat]])
+        std = np.ones(n_feat) if stds is None else np.asarray(stds[:n_feat], dtype=np.float64)
+        std = np.where(std > 0, std, 1.0)  # the noiseless test mode: every histogram alike
+        w = np.array([1.0 / h.shape[1] for h in parts[:n_feat]]) / std ** 2
         est = sum(wj * h.sum(axis=1) for wj, h in zip(w, parts[:n_feat])) / w.sum()
         sizes = project_to_simplex(est, float(n))
     else:
@@ -247,17 +250,18 @@ def level_counts(mech, a: int) -> np.ndarray:
     return mech.class_sizes_ @ mech.marginals_[a]
 
 
-def one_way_measurements(mech, attrs, std: float) -> list:
+def one_way_measurements(mech, attrs, stds) -> list:
     """The released one-way histograms as the model's first measurements: each feature's counts per group
     on its attribute cells (a numeric column's tree masses summed onto its cells), joint with the label
-    when the histograms are per class, and the label's own counts otherwise; ``std``: round 1's noise std.
-    Post-processing of :func:`marginals_from_noisy`'s estimates (``mech.marginals_``, ``mech.class_sizes_``)."""
+    when the histograms are per class, and the label's own counts otherwise; ``stds``: round 1's noise std of
+    each histogram, in order. Post-processing of :func:`marginals_from_noisy`'s estimates (``mech.marginals_``,
+    ``mech.class_sizes_``)."""
     from ...estimation.graphical import MarginalMeasurement
 
     sizes, k, label = mech.class_sizes_, len(mech.cells_), attrs.label
-    std, out = weight_std(std), []
+    out = []
     for a in range(len(attrs.sizes) - int(label is not None)):
-        m = mech.marginals_[a]
+        std, m = weight_std(stds[a]), mech.marginals_[a]
         if a < k:
             m = attrs.cell_counts(a, m)
         elif attrs.block_merges[a - k] is not None:  # summed onto the compressed cells
@@ -269,7 +273,8 @@ def one_way_measurements(mech, attrs, std: float) -> list:
         else:
             out.append(MarginalMeasurement((a,), table[0], std))
     if label is not None and mech.groups_ == 1:
-        out.append(MarginalMeasurement((label,), mech.label_weights_ * mech.n_, std))
+        out.append(MarginalMeasurement((label,), mech.label_weights_ * mech.n_,
+                                       weight_std(stds[len(attrs.sizes) - 1])))
     return out
 
 

@@ -58,11 +58,12 @@ from .model_plan import ModelPlan, cells_of
 @dataclass(frozen=True)
 class Measurement:
     """One released query: what was asked (``query``: a name and its public cells), the noisy answer
-    and the std of the Gaussian noise it carries. The only thing that crosses to the estimation."""
+    and the std of the Gaussian noise it carries (the histograms of round 1: one std per histogram). The only
+    thing that crosses to the estimation."""
 
     query: tuple
     noisy: np.ndarray
-    noise_std: float
+    noise_std: float | tuple
 
 
 # ---- pass 1: the one-way histograms ----------------------------------------------------------------
@@ -155,24 +156,37 @@ def pooled_counts(counts: list, labelled: bool, groups: int, label_counts):
     return counts + [label_counts] if (groups == 1 and label_counts is not None) else counts
 
 
-def measure_top_levels(mech, counts: list, n: int, d: int, nm: float) -> Measurement:
+def measure_top_levels(mech, counts: list, n: int, d: int, nm: float, weights=()) -> Measurement:
     """Round 1 of the histograms: the coarsest level of every numeric tree (``mech.cells_``) with the
-    categorical (and label) histograms, stacked, through the Gaussian mechanism with L2 sensitivity
-    ``sqrt(2 d)`` (:func:`histogram_sensitivity` of the ``d`` histograms over all rounds) and noise
-    multiplier ``nm``. ``noisy`` holds the released ``(groups, cells)`` histograms, in order."""
+    categorical (and label) histograms, stacked, each times its public weight (``weights``, from
+    :func:`~.copula_plan.histogram_weights`; none: all 1), through the Gaussian mechanism with L2 sensitivity
+    ``sqrt(2 d)`` (:func:`histogram_sensitivity` of the ``d`` histograms over all rounds: the weights' squares sum
+    to their number) and noise multiplier ``nm``, then divided by the weights. ``noisy`` holds the released
+    ``(groups, cells)`` histograms, in order; ``noise_std`` each one's std (the release's std over its weight)."""
     k = len(mech.cells_)
     sens = histogram_sensitivity(d)
     mech.sensitivities_ = {"marginals_l2": sens}
     mech.noise_scales_ = {}
     mech.source_.set_value_bound(float(max(n, 1)))  # every cell count lies in [0, n] (n public)
     top = [t.level_counts(h, 0) for t, h in zip(mech.cells_, counts[:k])] + list(counts[k:])
-    flat = np.concatenate([c.ravel() for c in top]).astype(np.float64)
-    noisy = mech._gaussian("marginals_std", flat, sens, nm, flat.size)
+    w = np.asarray(weights if len(weights) else [1.0] * len(top), dtype=np.float64)
+    check_weights(w, len(top))
+    scale = np.concatenate([np.full(c.size, wj) for c, wj in zip(top, w)]) if top else np.zeros(0)
+    flat = np.concatenate([c.ravel() for c in top]).astype(np.float64) * scale
+    noisy = mech._gaussian("marginals_std", flat, sens, nm, flat.size) / scale
     parts, start = [], 0
     for c in top:
         parts.append(noisy[start:start + c.size].reshape(c.shape))
         start += c.size
-    return Measurement(("histograms", 0), parts, mech.noise_scales_["marginals_std"])
+    std = mech.noise_scales_["marginals_std"]
+    return Measurement(("histograms", 0), parts, tuple(std / wj for wj in w))
+
+
+def check_weights(w: np.ndarray, count: int) -> None:
+    """The weights of ``count`` stacked histograms keep the sensitivity ``sqrt(2 d)``: one each, their squares
+    summing to ``count`` (a weighted count vector moves by ``sqrt(2 sum w_j ** 2)``)."""
+    if w.size != count or not np.all(w > 0) or abs(float(w @ w) - count) > 1e-9 * max(count, 1):
+        raise ValueError(f"{w.size} histogram weights whose squares sum to {float(w @ w):g} for {count} histograms")
 
 
 def selected_counts(trees, leaf_counts, level: int, masks: dict):

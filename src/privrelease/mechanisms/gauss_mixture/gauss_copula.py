@@ -53,6 +53,7 @@ from .copula_plan import (
     accounting_epsilon,
     auto_marginal_share,
     coarse_plan,
+    histogram_weights,
     plan_budget,
     plan_cells,
 )
@@ -166,7 +167,11 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
        ``d = sum_l d_l`` fixed in advance from the public depths (:func:`~.copula_plan.plan_cells`), so
        round l is ``d_l / sigma^2``-zCDP and adaptive composition gives
        ``d / sigma^2 = rho_hist``: the rounds cost what one Gaussian release of all levels
-       would (:func:`~.copula_plan.histogram_sensitivity` of ``d``). Post-processing: class sizes from the
+       would (:func:`~.copula_plan.histogram_sensitivity` of ``d``). In round 1 each categorical feature's
+       histogram is released times a public weight ``w_j`` (proportional to the cube root of its cells, the
+       weights' squares summing to their number; the trees and the label's own histogram 1:
+       :func:`~.copula_plan.histogram_weights`) and divided by it after the noise: the weighted vector moves by
+       ``sqrt(2 d_1)`` still, and histogram j carries std ``sigma / w_j``. Post-processing: class sizes from the
        round-1 row sums (inverse-variance average, projected onto the public n); each round-1
        histogram projected onto the counts summing to its class size
        (:func:`~.copula_estimate.project_to_simplex`); measured children projected onto the counts summing to
@@ -395,7 +400,11 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         histograms = len(self.cells_) + n_cat + int(G == 1 and labelled and label) > 0
         if self.model_plan_ is None:
             budget = plan_budget(eps, delta, mode, self.marginal_share_, histograms, self.marginal_share)
-        self.budget_ = replace(budget, histograms=self.n_histograms_)
+        blocks, own = self.domain_.blocks, int(G == 1 and labelled and label)  # own: the label's histogram
+        cells = [t.levels[0].size - 1 for t in self.cells_] + [e - a for a, e in blocks] + [classes] * own
+        weighted = [False] * len(self.cells_) + [True] * len(blocks) + [False] * own
+        self.budget_ = replace(budget, histograms=self.n_histograms_,
+                               histogram_weights=histogram_weights(cells, weighted))
         self.rho_, self.rho_split_ = self.budget_.rho, self.budget_.rho_split()
 
     def _counter(self, n_classes) -> CellCounter:
@@ -409,20 +418,21 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         on the nodes the estimate splits."""
         k = len(self.cells_)
         nm = zcdp_noise_multiplier(self.rho_split_["marginals"])
-        first = measure_top_levels(self, counts, n, self.n_histograms_, nm)
-        n_feat = k + len(self.domain_.blocks)
+        first = measure_top_levels(self, counts, n, self.n_histograms_, nm, self.budget_.histogram_weights)
+        n_feat, stds = k + len(self.domain_.blocks), first.noise_std  # one std per histogram
         tails = 0
         if self.threshold == "auto":  # with the model, the numeric trees' coarsest cells only (their tails)
             t = D.MODEL_NUMERIC_THRESHOLD if self.model_plan_ is not None else 0.0
-            floors, tails = [t * first.noise_std] * k + [0.0] * (n_feat - k), k
+            floors, tails = [t * s for s in stds[:k]] + [0.0] * (n_feat - k), k
         else:
-            floors = [float(self.threshold) * first.noise_std] * n_feat
-        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, n_feat, n, self.labelled_, floors, tails)
+            floors = [float(self.threshold) * s for s in stds[:n_feat]]
+        marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, n_feat, n, self.labelled_, floors, tails,
+                                                                stds)
         sizes = np.asarray(sizes, dtype=np.float64)
-        self.class_sizes_, self._first_std = sizes, float(first.noise_std)
-        rounds = []  # the finer levels' measurements, in order
+        self.class_sizes_, self._first_stds = sizes, stds
+        rounds = []  # the finer levels' measurements, in order (each at the release's std, weight 1)
         leaves = refine_levels(self.cells_, [m * sizes[:, None] for m in marg[:k]], self.depths_,
-                               float(self.split_sigmas) * first.noise_std,
+                               float(self.split_sigmas) * self.noise_scales_["marginals_std"],
                                level_measurer(self, counts[:k], self.n_histograms_, nm), project_to_simplex, rounds)
         self.measured_nodes_ = [r.query[2] for r in rounds]  # per finer round: (column, group, node) of each count
         self.measured_levels_ = [int(r.query[1]) for r in rounds]  # ... and its tree level

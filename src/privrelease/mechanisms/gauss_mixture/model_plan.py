@@ -206,7 +206,7 @@ def measured_edges(tree, grid: int, j: int, rounds) -> np.ndarray:
     return np.unique(np.concatenate(out))
 
 
-def compress_plan(plan: ModelPlan, totals: list, floor: float, masses=(), rounds=()) -> ModelPlan:
+def compress_plan(plan: ModelPlan, totals: list, floor, masses=(), rounds=()) -> ModelPlan:
     """The plan on cells made from the released one-way histograms (post-processing):
 
     * numeric columns (``masses``: each one's released leaf counts summed over the groups): their cells cut by
@@ -215,15 +215,16 @@ def compress_plan(plan: ModelPlan, totals: list, floor: float, masses=(), rounds
       of about equal shares of released mass and width, in place of the grid's equal-width nodes, so that the cells
       lie where the records are (a drafted range far wider than the values, two near-identical measurements);
     * categorical blocks (MST's domain compression): the levels whose count in ``totals`` (one array per block, summed
-      over the groups) is below ``floor`` become one cell when there are two or more of them, so the rounds'
+      over the groups) is below ``floor`` (one for every block, or one per block) become one cell when there are two or more of them, so the rounds'
       candidates hold far fewer cells whose noise would outweigh their counts, and a large code's levels that matter
       are measured with their groups.
 
     The candidates are those of the new sizes (:func:`model_candidates`); the rounds and the share unchanged."""
     merges = []
-    for t in totals:
+    floors = np.broadcast_to(np.asarray(floor, dtype=np.float64), (len(totals),))
+    for t, f in zip(totals, floors):
         t = np.asarray(t, dtype=np.float64)
-        rare = t < floor
+        rare = t < f
         if rare.sum() < 2:
             merges.append(None)
             continue
