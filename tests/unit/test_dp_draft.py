@@ -279,6 +279,20 @@ def test_declared_levels_cost_nothing_and_keep_the_label():
     assert d.cost.delta == 0.0 and d.schema["provenance"]["per_column"]["epsilon"] == 0.5
 
 
+def test_declared_levels_unread_and_allowing_missing_values_are_named_in_one_line_with_the_fix():
+    """Declared levels cost nothing, so nothing of those columns is read and they allow missing values: a complete
+    one would get a few in the release. One line names them with --complete; a label or a column stated complete
+    is not named."""
+    df = pd.DataFrame({"a": ["y", "n"] * 200, "b": ["p", "q"] * 200, "c": ["u", "v"] * 200, "lab": ["0", "1"] * 200})
+    levels = {"a": ["n", "y"], "b": ["p", "q"], "c": ["u", "v"], "lab": ["0", "1"]}
+    d = dp_draft(df, 0.5, rng=0, facts=StatedFacts.of("lab", levels=levels, complete=("c",)))
+    (line,) = [w for w in d.warnings if "declared levels were not read" in w]
+    assert "(--complete a,b)" in line and "\n" not in line
+    assert [c for c, spec in d.schema["columns"].items() if spec.get("missing") == "allowed"] == ["a", "b"]
+    quiet = dp_draft(df, 0.5, rng=0, facts=StatedFacts.of("lab", levels=levels, complete=("a", "b", "c")))
+    assert not [w for w in quiet.warnings if "declared levels" in w]
+
+
 # ---- issue 21.2/21.3: missing values, dates, identifiers ------------------------------------
 
 def test_dp_draft_dates_identifiers_missing_and_empty_columns():

@@ -209,6 +209,7 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
     if not columns:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     _say_magnitudes(ctx)
+    _say_unread(ctx)
     schema = {"na_values": [t for t in NA_TOKENS if t], "provenance": _provenance(eps, total_delta, ctx, plans),
               "columns": columns}
     return Draft(schema, PrivacyCost(eps, total_delta), ctx.warnings)
@@ -225,6 +226,7 @@ class _Context:
     facts: StatedFacts
     warnings: list
     magnitudes: list = field(default_factory=list)  # columns whose drafted bounds are magnitudes, not quantiles
+    unread: list = field(default_factory=list)  # declared-level columns drafted 'missing: allowed' unread
 
 
 def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
@@ -235,8 +237,11 @@ def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
                             f"e.g. --categorical {name}, to keep it); " + fresh_identifiers_hint(name))
         return None
     if name in (ctx.facts.levels or {}):  # nothing read: missing values, if any, stay missing (not in a label)
-        return declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label,
+        spec = declared_levels_spec(ctx.facts.levels[name], name == ctx.facts.label,
                                     missing=name not in ctx.facts.complete)
+        if "missing" in spec:
+            ctx.unread.append(name)
+        return spec
     text = canonical_text(s)
     eps = ctx.eps_c
     kind, counts, b = plan.stated, None, 0.0
@@ -394,6 +399,17 @@ def _say_magnitudes(ctx: _Context) -> None:
             f"{ctx.quantiles[0]:g} and {ctx.quantiles[1]:g} quantiles: at epsilon {ctx.eps_c:.3g} a column "
             f"(n = {ctx.n:,}) the quantiles would be mostly noise; state public bounds (--range, or in the schema) "
             f"or draft with more epsilon: {shorten_list(ctx.magnitudes, 12)}")
+
+
+def _say_unread(ctx: _Context) -> None:
+    """One warning naming the columns of declared levels drafted ``missing: allowed`` without a look (their levels
+    cost nothing, so nothing of them was read), with the fix: a complete one would get a few missing values, the
+    noise's share of its missing cell (Ecdat's OFP: 0.2-1.9 % in each of seven complete yes/no columns)."""
+    if ctx.unread:
+        ctx.warnings.append(
+            f"{len(ctx.unread)} column(s) with declared levels were not read (their levels cost nothing) and allow "
+            f"missing values; if they have none, state it (--complete {','.join(ctx.unread)}), or the release will "
+            f"write a few missing values in them")
 
 
 def _say_missing(name: str, noisy: float, b: float, ctx: _Context) -> None:
