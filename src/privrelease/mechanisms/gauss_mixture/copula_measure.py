@@ -167,10 +167,11 @@ def measure_top_levels(mech, counts: list, n: int, d: int, nm: float, weights=()
     sens = histogram_sensitivity(d)
     mech.sensitivities_ = {"marginals_l2": sens}
     mech.noise_scales_ = {}
-    mech.source_.set_value_bound(float(max(n, 1)))  # every cell count lies in [0, n] (n public)
     top = [t.level_counts(h, 0) for t, h in zip(mech.cells_, counts[:k])] + list(counts[k:])
     w = np.asarray(weights if len(weights) else [1.0] * len(top), dtype=np.float64)
     check_weights(w, len(top))
+    # every cell count lies in [0, n] (n public), a weighted one in [0, n w_j]; the finer rounds' in [0, n]
+    mech.source_.set_value_bound(float(max(n, 1)) * max(1.0, float(w.max(initial=1.0))))
     scale = np.concatenate([np.full(c.size, wj) for c, wj in zip(top, w)]) if top else np.zeros(0)
     flat = np.concatenate([c.ravel() for c in top]).astype(np.float64) * scale
     noisy = mech._gaussian("marginals_std", flat, sens, nm, flat.size) / scale
