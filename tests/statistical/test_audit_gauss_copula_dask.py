@@ -106,25 +106,10 @@ def test_copula_latent_passes_audit_on_dask(monkeypatch, copula_on_cluster, case
     """Every draw of the default release (and the labelled third pass) with the copula map and the
     mixture's maps run by the workers: the captured queries equal the in-memory ones, the real release
     is not refuted and a halved-noise mutant of a mixture statistic computed there is caught."""
-    from dataclasses import replace
+    from test_draw_audits_gauss_copula import check_on_passes
 
-    from copula_audit_cases import BY_ID, CI_TRIALS, REAL_ALPHA
-    from mutants import scale_noise
-    from privrelease.audit import capture_all
-
-    local = BY_ID[case_id]
-    case = replace(local, fit=local.fit.on(copula_on_cluster))
-    on_dask = capture_all(case.fit, case.d0, case.d1, edit_reference=case.edit, only=case.parts)
-    in_memory = capture_all(local.fit, local.d0, local.d1, edit_reference=local.edit, only=local.parts)
-    for (a0, a1), (b0, b1) in zip(on_dask, in_memory, strict=True):
-        np.testing.assert_allclose(a0.value, b0.value, rtol=1e-12, atol=1e-9)
-        np.testing.assert_allclose(a1.value, b1.value, rtol=1e-12, atol=1e-9)
-    claim = case.claim()
-    real = case.run(CI_TRIALS // 4, seed=11, alpha=REAL_ALPHA)
-    assert real.mu.mu_lower <= claim, real.summary()
-    scale_noise("moments_std" if case_id == "total" else "within_radius_std")(monkeypatch)
-    mutant = case.run(CI_TRIALS // 4, seed=12)
-    assert mutant.mu.mu_lower > claim, mutant.summary()
+    check_on_passes(monkeypatch, case_id, copula_on_cluster,
+                    ["moments_std" if case_id == "total" else "within_radius_std"])
 
 
 UNEQUAL_SCHEMA = Schema.from_dict({"columns": {"c0": {"type": "categorical", "categories": ["0", "1"]},

@@ -85,9 +85,10 @@ def test_pairs_reach_the_sensitivity():
     assert BY_ID["total"].run(1000, 0).mu_exact > 0.9 * BY_ID["total"].claim()
 
 
-def check_on_passes(monkeypatch, case_id: str, make_passes, trials: int = CI_TRIALS // 4) -> None:
-    """The per-part case ``case_id`` with its counts from ``make_passes(data)``: the captured queries equal the
-    in-memory ones, the real release is not refuted and its halved-noise mutant is caught."""
+def check_on_passes(monkeypatch, case_id: str, make_passes, halved=None, trials: int = CI_TRIALS // 4) -> None:
+    """The case ``case_id`` with its passes from ``make_passes(data)``: the captured queries equal the in-memory ones,
+    the real release is not refuted and a mutant with the noise of ``halved`` (keys of ``noise_scales_``; None: the
+    case's parts) halved is caught."""
     from dataclasses import replace
 
     from mutants import scale_noise
@@ -103,7 +104,7 @@ def check_on_passes(monkeypatch, case_id: str, make_passes, trials: int = CI_TRI
     claim = case.claim()
     real = case.run(trials, seed=11, alpha=REAL_ALPHA)
     assert real.mu.mu_lower <= claim, real.summary()
-    for key in case.parts:
+    for key in halved or case.parts:
         scale_noise(key)(monkeypatch)
     mutant = case.run(trials, seed=12)
     assert mutant.mu.mu_lower > claim, mutant.summary()
