@@ -33,7 +33,7 @@ def write_table_output(plan, fitted, source, engine, m, temp: Path, out_path: Pa
     returns (rows, columns, SHA-256 of the file or of the dataset's part list)."""
     base = part_seed_base(plan.mechanism)
     if engine.name == "dask":
-        tasks = _dask_parts(plan, source, m, base)
+        tasks = _dask_parts(plan, source, m, base, getattr(engine, "client", None))
         if is_dataset(out_path):
             import dask
 
@@ -79,12 +79,17 @@ def _encoded_blocks(plan, source):
         offset += len(df)
 
 
-def _dask_parts(plan, source, m, base) -> list:
-    """Delayed parts for the workers: transforms of each input partition, or synthetic draws."""
+def _dask_parts(plan, source, m, base, client=None) -> list:
+    """Delayed parts for the workers: transforms of each input partition, or synthetic draws. The fitted mechanism
+    is sent once and shared by every part: on a cluster scattered to the workers (the released marginals of a table
+    of continuous columns run to tens of MB, more than a task graph should carry), else one node of the graph."""
     import dask
 
     mech, enc, lab = plan.mechanism, plan.encoder, plan.label_encoder
-    fitted_mech = dask.delayed(mech, traverse=False)  # sent once, shared by every part
+    if client is not None:
+        fitted_mech = client.scatter(mech, broadcast=True, hash=False)
+    else:
+        fitted_mech = dask.delayed(mech, traverse=False)
     if isinstance(mech, RowAlignedMechanism):
         return [dask.delayed(transform_frame)(d, k, plan.record_map, fitted_mech, base, enc)
                 for k, d in enumerate(source.dask_partitions())]
