@@ -152,3 +152,40 @@ def test_each_histogram_carries_the_release_std_over_its_weight():
     assert got.noise_std == pytest.approx((sigma / weights[0], sigma / weights[1]))
     for j in range(2):
         assert np.std(noise[j]) == pytest.approx(sigma / weights[j], rel=0.05)
+
+
+def test_the_graphical_model_takes_histograms_per_class_only_for_a_label_of_few_classes():
+    """Public plan: with the graphical model a label of more than MODEL_MAX_CLASSES classes gets one group (each
+    class's histograms would carry their own noise; the model's rounds measure the label's pairs); the mixture, or a
+    label of 2 or 3 classes, per class as before; ``by_label=True`` still forces it."""
+    from privrelease.mechanisms.gauss_mixture import copula_defaults as D
+    from privrelease.mechanisms.gauss_mixture.copula_plan import plan_cells
+
+    def groups(classes, max_classes, by_label="auto"):
+        return plan_cells(100_000, classes, 5, [2, 2], 0.5, by_label, 3.0, True, max_classes)[0]
+
+    assert D.MODEL_MAX_CLASSES == 3
+    assert [groups(c, D.MODEL_MAX_CLASSES) for c in (2, 3, 4, 7)] == [2, 3, 1, 1]
+    assert [groups(c, None) for c in (2, 4, 7)] == [2, 4, 7]
+    assert groups(7, D.MODEL_MAX_CLASSES, by_label=True) == 7
+
+
+def test_a_release_with_a_label_of_five_classes_counts_one_group():
+    """End to end: the default on a table whose 5-class label would fill per-class histograms by size alone
+    (n / C = 4,000 records) plans one group, and still releases every class."""
+    import pandas as pd
+
+    from privrelease.schema import Schema
+    from privrelease.synthesizer import Synthesizer
+
+    g = np.random.default_rng(3)
+    n = 20_000
+    y = g.choice(list("abcde"), n, p=[0.6, 0.2, 0.1, 0.07, 0.03])
+    df = pd.DataFrame({"x": np.round(g.gamma(2.0, 10.0, n) + (y == "a") * 5, 1), "c": g.choice(["u", "v"], n), "y": y})
+    schema = Schema.from_dict({"columns": {
+        "x": {"type": "numeric", "lower": 0, "upper": 200, "step": 0.1},
+        "c": {"type": "categorical", "categories": ["u", "v"]},
+        "y": {"type": "categorical", "categories": list("abcde"), "role": "label"}}})
+    syn = Synthesizer(schema, epsilon=1.0, delta=1e-6, rng=0).fit(df)
+    assert syn.mechanism_.model_ is not None and syn.mechanism_.groups_ == 1
+    assert set(syn.released_["y"]) == set("abcde")

@@ -223,19 +223,21 @@ def accounting_epsilon(budget: CopulaBudget, rho_mixture_spent: float) -> float:
 
 # ---- the histograms' groups and depths, the numeric columns' coarse nodes ------------------------------
 def plan_cells(n: int, classes: int, n_cat: int, depths: list, nm: float, by_label, split: float,
-               label: bool) -> tuple[int, tuple, int, bool]:
+               label: bool, max_classes: int | None = None) -> tuple[int, tuple, int, bool]:
     """``(groups, depths, d, coarse)`` from public quantities only: n, the classes, the number of
     categorical histograms, each numeric tree's depth and the noise multiplier ``nm``.
 
     Per class (``by_label="auto"``) when ``n / C`` records would fill 8 cells of ``CELL_SIGMAS`` noise
-    stds each. ``d`` counts the histograms over every level (each record in one cell of each): the
+    stds each, and the label has at most ``max_classes`` classes (None: any number; the graphical model
+    passes ``MODEL_MAX_CLASSES``). ``d`` counts the histograms over every level (each record in one cell of each): the
     categorical ones, the label's when not per class, and every level of every tree. Small tables
     (``coarse``): when ``n / G < SMALL_TABLE_SPLITS * split * sigma`` a node could hardly be split,
     so every tree is measured at its coarsest level only.
     """
     sigma_c = histogram_sensitivity(n_cat + sum(depths)) * nm
     if by_label == "auto":
-        by = classes > 1 and (n / classes / (D.CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else True)
+        few = classes <= max_classes if max_classes is not None else True
+        by = classes > 1 and few and (n / classes / (D.CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else True)
     else:
         by = bool(by_label) and classes > 1
     G = classes if by else 1

@@ -102,7 +102,8 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         the label and the column), so that each column's relation to the label is measured
         directly; the copula maps each record through its class's marginal, and samples are
         rank-matched and quota-assigned class by class. ``"auto"``: per class when
-        ``n / C`` records would fill at least 8 cells with 8 noise stds each.
+        ``n / C`` records would fill at least 8 cells with 8 noise stds each and, with the graphical
+        model, the label has at most ``MODEL_MAX_CLASSES`` (3) classes.
     threshold : float >= 0 or "auto" (default)
         Post-processing of each noisy histogram: 0 projects it onto the counts summing to
         its total; t > 0 first sets the cells below t noise stds to 0 (:func:`~.copula_estimate.denoise`).
@@ -232,9 +233,10 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
     summary: ClassVar[str] = ("DP one-way marginals on public cells (atoms kept) and one graphical model fitted to "
                               "them and to the pairs and pairs-with-label its rounds choose and measure (AIM's "
                               "selection, each candidate charged the error its measurement would leave); numeric "
-                              "cells cut where the released mass lies; values inside each cell from the per-class "
-                              "trees, placed as the cells covary and toward a level's side of its cell; wide numeric "
-                              "tables: a gauss-pca mixture on normal scores instead; zCDP accounting")
+                              "cells cut where the released mass lies; values inside each cell from the trees (per "
+                              "class for a label of up to three classes), placed as the cells covary and toward a "
+                              "level's side of its cell; wide numeric tables: a gauss-pca mixture on normal scores "
+                              "instead; zCDP accounting")
     supervised: ClassVar[bool] = False
     uses_delta: ClassVar[bool] = True
     capabilities: ClassVar[Capabilities] = Capabilities(passes="multi-pass", samples_in_chunks=True,
@@ -389,7 +391,8 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
             budget = plan_budget(eps, delta, mode, self.marginal_share_, user_share=self.marginal_share)
         G, self.depths_, self.n_histograms_, coarse = plan_cells(
             n, self.groups_, n_cat, [t.depth for t in self.cells_], zcdp_noise_multiplier(budget.rho_marginals),
-            self.by_label, float(self.split_sigmas), labelled and label)
+            self.by_label, float(self.split_sigmas), labelled and label,
+            D.MODEL_MAX_CLASSES if self.model_plan_ is not None else None)
         self.groups_ = G
         if coarse:
             msg = (f"gauss-copula: with n = {n} records, {n_cat + len(self.cells_)} columns and epsilon = {eps:g}, "
