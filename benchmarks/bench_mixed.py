@@ -170,7 +170,7 @@ def parse_ours(spec: str) -> tuple[str, dict]:
         try:
             params[k] = int(v) if v.lstrip("-").isdigit() else float(v)
         except ValueError:
-            params[k] = v
+            params[k] = {"true": True, "false": False}.get(v.lower(), v)
     return name, params
 
 
@@ -189,6 +189,23 @@ def run_ours(spec, train, schema, args, seed) -> dict:
 # ---- the run ------------------------------------------------------------------------------------
 
 def load(name, data_dir):
+    """A data set by name; ``name:column`` the same table with ``column`` (categorical) as its label in place of the
+    table's own (which becomes a feature): the tuning tables' multi-class labels."""
+    base, _, column = name.partition(":")
+    train, test, schema, label = _load(base, data_dir)
+    if not column:
+        return train, test, schema, label
+    from privrelease.schema import Schema
+
+    spec = schema.to_dict() if hasattr(schema, "to_dict") else None
+    if spec is None or column not in spec["columns"] or spec["columns"][column].get("type") != "categorical":
+        raise SystemExit(f"{name!r}: {column!r} is not a categorical column of {base}")
+    spec["columns"][label].pop("role", None)
+    spec["columns"][column]["role"] = "label"
+    return train, test, Schema.from_dict(spec), column
+
+
+def _load(name, data_dir):
     from privrelease.experiments import mixed_bench as mb
 
     if name == "adult":

@@ -204,3 +204,20 @@ def test_census_small_is_the_declared_cut_of_census_kdd(shared_data, monkeypatch
     full = load_census_kdd(0, max_train=CENSUS_SMALL_TRAIN)[0]
     assert train.equals(full[schema.names])  # the same records as census_kdd's tuning split, fewer columns
     Encoder(schema).encode(train)
+
+
+def test_a_tuning_table_relabelled_and_our_parameters_parsed(monkeypatch):
+    """``name:column`` gives the table with that categorical column as its label (the former label a feature);
+    ``mechanism@key=value`` parses numbers and booleans."""
+    bench = load_script("benchmarks/bench_mixed.py")
+    schema = Schema.from_dict({"columns": {"a": {"type": "categorical", "categories": ["x", "y", "z"]},
+                                           "b": {"type": "numeric", "lower": 0, "upper": 1},
+                                           "y": {"type": "categorical", "categories": ["no", "yes"], "role": "label"}}})
+    monkeypatch.setattr(bench, "_load", lambda name, data_dir: ("train", "test", schema, "y"))
+    _, _, relabelled, label = bench.load("t:a", None)
+    assert label == "a" and relabelled.label.name == "a" and relabelled["y"].role is None
+    assert bench.load("t", None)[3] == "y"
+    with pytest.raises(SystemExit):
+        bench.load("t:b", None)
+    assert bench.parse_ours("gauss-copula@by_label=false+branching=8") == ("gauss-copula",
+                                                                          {"by_label": False, "branching": 8})
