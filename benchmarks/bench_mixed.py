@@ -197,8 +197,8 @@ def load(name, data_dir):
         return train, test, schema, label
     from privrelease.schema import Schema
 
-    spec = schema.to_dict() if hasattr(schema, "to_dict") else None
-    if spec is None or column not in spec["columns"] or spec["columns"][column].get("type") != "categorical":
+    spec = schema.to_dict()
+    if spec["columns"].get(column, {}).get("type") != "categorical":
         raise SystemExit(f"{name!r}: {column!r} is not a categorical column of {base}")
     spec["columns"][label].pop("role", None)
     spec["columns"][column]["role"] = "label"

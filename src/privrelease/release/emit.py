@@ -33,7 +33,7 @@ def write_table_output(plan, fitted, source, engine, m, temp: Path, out_path: Pa
     returns (rows, columns, SHA-256 of the file or of the dataset's part list)."""
     base = part_seed_base(plan.mechanism)
     if engine.name == "dask":
-        tasks = _dask_parts(plan, source, m, base, getattr(engine, "client", None))
+        tasks = _dask_parts(plan, source, m, base, engine.client)
         if is_dataset(out_path):
             import dask
 

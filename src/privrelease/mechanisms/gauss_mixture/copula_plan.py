@@ -236,7 +236,7 @@ def plan_cells(n: int, classes: int, n_cat: int, depths: list, nm: float, by_lab
     """
     sigma_c = histogram_sensitivity(n_cat + sum(depths)) * nm
     if by_label == "auto":
-        few = classes <= max_classes if max_classes is not None else True
+        few = max_classes is None or classes <= max_classes
         by = classes > 1 and few and (n / classes / (D.CELL_SIGMAS * sigma_c) >= 8 if sigma_c > 0 else True)
     else:
         by = bool(by_label) and classes > 1
