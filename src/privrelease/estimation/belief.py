@@ -68,6 +68,22 @@ class CliqueTree:
             self.onto_parent[c] = _onto(self.cliques[p], self.parent_axes[c], cells)
         self._b_flat, self._p_flat = np.empty(self.cells), np.empty(self.cells)  # calibrate's work space
         self._b, self._p = self.views(self._b_flat), self.views(self._p_flat)
+        self._live: dict[int, np.ndarray] | None = None
+
+    def set_support(self, dead: np.ndarray | None) -> None:
+        """Declare the cells whose log-potential is ``-inf`` in every ``theta`` calibrated from now on (structural
+        zeros; flat boolean, or None for none): each separator cell that has a live cell below it, found by the
+        upward pass on the live indicator. The scaled pass then tells a separator cell that sums to exactly 0
+        because it is dead from one that underflowed (which needs the pass in logarithms)."""
+        if dead is None or not np.any(dead):
+            self._live = None
+            return
+        alive = self.views((~np.asarray(dead, dtype=bool)).astype(np.float64))
+        self._live = {}
+        for c in reversed(self.order[1:]):
+            s = _sum_onto(alive[c], self.onto_child[c]).reshape(self.in_child[c]) > 0
+            self._live[c] = s
+            alive[self.parent[c]] *= s.reshape(self.in_parent[c])
 
     def views(self, flat: np.ndarray) -> list[np.ndarray]:
         """Each clique's array, as a view of the flat vector."""
@@ -91,14 +107,16 @@ class CliqueTree:
         use) when a separator cell's sum falls below ``UNDERFLOW``, where products of these scaled
         numbers could lose it."""
         tops = np.maximum.reduceat(theta, self.offsets[:-1])
+        tops[~np.isfinite(tops)] = 0.0  # a clique all of whose cells are structural zeros
         np.subtract(theta, np.repeat(tops, self._counts), out=self._p_flat)
         np.exp(self._p_flat, out=self._p_flat)
         p, scale = self._p, tops.tolist()
         for c in reversed(self.order[1:]):
             s = _sum_onto(p[c], self.onto_child[c]).reshape(self.in_child[c])
-            if s.min() < UNDERFLOW:
+            live = None if self._live is None else self._live[c]  # a dead separator cell sums to exactly 0
+            if (s if live is None else s[live]).min(initial=np.inf) < UNDERFLOW:
                 return None
-            p[c] /= s  # P(x_{C \ S} | x_S), kept in place of the marginal for now
+            p[c] /= s if live is None else np.where(live, s, 1.0)  # P(x_{C \ S} | x_S), kept in place for now
             top = s.max()
             p[self.parent[c]] *= (s / top).reshape(self.in_parent[c])
             scale[self.parent[c]] += scale[c] + log(top)
@@ -116,19 +134,20 @@ class CliqueTree:
         b, p = self._b, self._p
         for c in reversed(self.order[1:]):
             axes = self.child_axes[c]
-            top = b[c].max()
+            top = _finite(b[c].max())
             e = np.exp(b[c] - top)
             s = np.add.reduce(e, axis=axes, keepdims=True)
-            if s.min() < UNDERFLOW:  # a separator cell far below the clique's maximum: rescale per cell
-                top = b[c].max(axis=axes, keepdims=True)
+            if s.min() < UNDERFLOW:  # a separator cell far below the clique's maximum (or dead): rescale per cell
+                top = _finite(b[c].max(axis=axes, keepdims=True))
                 e = np.exp(b[c] - top)
                 s = np.add.reduce(e, axis=axes, keepdims=True)
-            np.divide(e, s, out=p[c])
-            message = np.log(s)
+            np.divide(e, np.where(s > 0, s, 1.0), out=p[c])  # a structural zero's separator cell: 0, not 0 / 0
+            with np.errstate(divide="ignore"):
+                message = np.log(s)  # -inf where every cell is a structural zero
             message += top
             b[self.parent[c]] += message.reshape(self.in_parent[c])
         root = self.order[0]
-        top = b[root].max()
+        top = _finite(b[root].max())
         e = np.exp(b[root] - top)
         total = e.sum()
         np.divide(e, total, out=p[root])
@@ -139,6 +158,14 @@ class CliqueTree:
         want = set(attrs)
         holding = [i for i, c in enumerate(self.members) if want <= c]
         return min(holding, key=self._counts.__getitem__) if holding else None
+
+
+def _finite(top):
+    """A maximum of log-potentials with ``-inf`` (every cell a structural zero) read as 0, so that subtracting it
+    leaves ``-inf`` rather than ``nan``."""
+    if np.ndim(top) == 0:
+        return float(top) if np.isfinite(top) else 0.0
+    return np.where(np.isfinite(top), top, 0.0)
 
 
 def _onto(clique, summed, cells: int) -> tuple[tuple[int, ...], int]:

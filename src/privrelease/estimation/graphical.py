@@ -68,9 +68,12 @@ ARMIJO = 0.5
 #: Halvings of the step tried in one iteration before the descent stops (no decrease is left).
 BACKTRACKS = 30
 #: Log-potential of a structural zero (a cell known to be empty, :func:`fit_model`'s ``zeros``), added to the
-#: free potentials and never moved by the descent: ``e^-200`` (about ``1e-87``) of a clique's largest weight
-#: is no record of any table, and stays above belief propagation's underflow threshold, so its fast pass is kept.
-ZERO_POTENTIAL = -200.0
+#: free potentials and never moved by the descent: ``-inf``, so that the model restricted to the support is exact
+#: whatever the free potentials do. A finite value (it was -200) was outgrown: cells inside a zero get no gradient,
+#: while the live cells' potentials drift together by hundreds when the measurements' totals differ from the
+#: public one (their common shift changes no live marginal), and over warm-started refits the zero's cells rose
+#: by as much relative to them (a tenth of the records in an attribute's cell declared empty).
+ZERO_POTENTIAL = -np.inf
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,7 @@ class GraphicalModel:
         self.offsets = None if offsets is None else np.asarray(offsets, dtype=np.float64)
         if self.offsets is not None:
             flat = flat + self.offsets
+            self._tree.set_support(np.isneginf(self.offsets))
         probabilities, self.log_partition = self._tree.calibrate(flat)
         self._marginals = self._tree.views(probabilities)
         self._conditionals: dict[int, tuple] = {}
@@ -278,16 +282,17 @@ def fit_model(sizes, measurements, total, *, iters=ITERS, warm: GraphicalModel |
     total = float(total)
     if not (np.isfinite(total) and total > 0):
         raise ValueError(f"the total must be a positive number; got {total}")
+    zeros = [(_distinct(a, len(sizes)), np.asarray(z, dtype=bool)) for a, z in zeros]
     measurements = [_checked(m, sizes) for m in measurements]
     extra = [tuple(c) for c in cliques_extra]
     if warm is not None:
         if warm.sizes != sizes:
             raise ValueError(f"the warm start's attribute sizes {warm.sizes} differ from {sizes}")
         extra += warm.cliques
-    zeros = [(_distinct(a, len(sizes)), np.asarray(z, dtype=bool)) for a, z in zeros]
     cliques, edges = junction_tree(sizes, [m.attrs for m in measurements] + extra + [a for a, _ in zeros])
     tree = CliqueTree(sizes, cliques, edges)
     offsets = _zero_offsets(tree, zeros) if any(z.any() for _, z in zeros) else None
+    tree.set_support(None if offsets is None else np.isneginf(offsets))
     theta = np.zeros(tree.cells)
     if warm is not None:
         views = tree.views(theta)
