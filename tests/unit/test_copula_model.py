@@ -418,6 +418,29 @@ def test_the_models_threshold_zeroes_a_numeric_histograms_tails_not_a_thin_run_b
     assert denoise(noisy, 120.0, 10.0)[3] == 0  # categorical levels: every cell below the floor
 
 
+def test_a_numeric_columns_missing_cell_is_no_part_of_its_tails():
+    """The missing values' cell (the tree's first) is kept at its noisy count, below the floor or not, and does not
+    end the ordered range's leading tail: before, a missing share under the floor was zeroed as a tail cell (a
+    table's 3.2 % released as 0.0 %), and one above it kept every empty cell between it and the range's mass."""
+    from privrelease.estimation.graphical import MarginalMeasurement
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import (
+        denoise,
+        empty_tails,
+    )
+
+    noisy = np.array([7.0, 4.0, -3.0, 50.0, 60.0, 2.0])  # missing, then the ordered cells
+    out = denoise(noisy, 120.0, 10.0, tails=True, unordered=1)
+    assert out[0] > 0 and out[[1, 2, 5]].tolist() == [0, 0, 0]
+    assert out.sum() == pytest.approx(120.0)
+    big = denoise(np.array([40.0, 4.0, -3.0, 50.0, 60.0, 2.0]), 150.0, 10.0, tails=True, unordered=1)
+    assert big[0] > 0 and big[[1, 2, 5]].tolist() == [0, 0, 0]
+    counts = np.array([40.0, 0.0, 0.0, 50.0, 60.0, 0.0])
+    (_, zero), = empty_tails([MarginalMeasurement((0,), counts, 1.0)], (6,), 1, [1])
+    np.testing.assert_array_equal(zero, [False, True, True, False, False, True])
+    (_, empty_missing), = empty_tails([MarginalMeasurement((0,), np.r_[0.0, counts[1:]], 1.0)], (6,), 1, [1])
+    assert empty_missing[0]
+
+
 def test_positions_inside_the_cells_carry_the_dependence_the_cells_show():
     from privrelease.mechanisms.gauss_mixture.copula_sample import within_scores
 
@@ -453,7 +476,10 @@ def test_a_level_whose_boundary_cuts_a_cell_gathers_on_its_side_of_the_cell():
     """Two cells of equal width; level A fills the first and runs into the second, level B fills the rest of the
     second: inside the second cell A's records take the left end, B's the right end, and within each level the
     positions keep their order. Checked to fail with the tilt's sign reversed."""
-    from privrelease.mechanisms.gauss_mixture.copula_sample import guiding_levels, level_tilts
+    from privrelease.mechanisms.gauss_mixture.copula_sample import (
+        guiding_levels,
+        level_tilts,
+    )
 
     g = np.random.default_rng(0)
     cell = np.r_[np.zeros(1000, int), np.ones(200, int), np.ones(800, int)]

@@ -51,7 +51,7 @@ class GraphicalDependence:
         exact = count_pairs(passes, plan, self.n_)
         first = one_way_measurements(self, plan.attributes, stds)
         fit = ModelFit(plan, first, self.n_, self.source_.generator,
-                       empty_tails(first, plan.attributes.sizes, len(self.cells_)))
+                       empty_tails(first, plan.attributes.sizes, len(self.cells_), [t.off for t in self.cells_]))
         chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],
                               fit.estimate, fit.open_, fit.fits, fit.record)
         self.model_ = fit.fit(D.FINAL_ITERS)

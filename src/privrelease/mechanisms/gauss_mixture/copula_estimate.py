@@ -25,18 +25,21 @@ from .copula_tree import NumericTree
 
 
 # ---- one-way histograms -------------------------------------------------------------------------------
-def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False) -> np.ndarray:
+def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False, unordered: int = 0) -> np.ndarray:
     """Counts summing to ``total`` from a noisy histogram (post-processing).
 
     Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled to the total; with
     ``tails`` (an ordered histogram: a numeric tree's level) only those before the first cell at or above the
-    floor and after the last, the cells between kept at their noisy counts (negative ones at 0). When no cell
-    passes, the Euclidean projection onto the simplex is used.
+    floor and after the last, the cells between kept at their noisy counts (negative ones at 0). The first
+    ``unordered`` cells (a numeric column's missing values) are no part of the ordered range: kept at their noisy
+    counts (negative ones at 0) and no tail's end. When no cell passes, the Euclidean projection onto the simplex
+    is used.
     """
     if floor > 0:
         if tails:
-            keep = np.flatnonzero(noisy >= floor)
+            keep = unordered + np.flatnonzero(noisy[unordered:] >= floor)
             v = np.zeros_like(noisy, dtype=np.float64)
+            v[:unordered] = np.maximum(noisy[:unordered], 0.0)
             if keep.size:
                 v[keep[0]:keep[-1] + 1] = np.maximum(noisy[keep[0]:keep[-1] + 1], 0.0)
         else:
@@ -59,7 +62,8 @@ def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
     return np.maximum(v - theta, 0.0)
 
 
-def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor, tails: int = 0, stds=None):
+def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor, tails: int = 0, stds=None,
+                         unordered=()):
     """Post-processing of the noisy histograms: ``(marginals, label weights, group sizes)``.
 
     ``parts``: the noisy ``(groups, cells)`` histograms of the ``n_feat`` feature columns, then
@@ -68,7 +72,8 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
     variance ``K_j std_j^2``)
     projected onto the counts summing to the public n; each class row is then made a distribution
     summing to its class size (:func:`denoise` with ``floor``: one for all histograms, or one per feature
-    histogram; on the tails only of the first ``tails`` histograms) and divided by it.
+    histogram; on the tails only of the first ``tails`` histograms, the first ``unordered[j]`` cells of histogram
+    ``j`` no part of its tails) and divided by it.
     """
     floors = list(floor) if np.ndim(floor) else [float(floor)] * n_feat
     G = parts[0].shape[0] if parts else 1
@@ -84,7 +89,8 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
         if labelled:
             label = denoise(parts[n_feat].ravel(), float(n), 0.0 if np.ndim(floor) else float(floor))
     safe = np.maximum(sizes, 1e-12)
-    marginals = [np.stack([denoise(h[c], sizes[c], f, j < tails) / safe[c] for c in range(G)])
+    skip = list(unordered) + [0] * (n_feat - len(unordered))
+    marginals = [np.stack([denoise(h[c], sizes[c], f, j < tails, skip[j]) / safe[c] for c in range(G)])
                  for j, (h, f) in enumerate(zip(parts[:n_feat], floors))]
     weights = (sizes / n if G > 1 else label / n) if labelled else None
     return marginals, weights, sizes
@@ -278,7 +284,7 @@ def one_way_measurements(mech, attrs, stds) -> list:
     return out
 
 
-def empty_tails(first: list, sizes, numeric: int) -> list:
+def empty_tails(first: list, sizes, numeric: int, unordered=()) -> list:
     """The structural zeros of the model (post-processing): for each numeric attribute's one-way measurement
     (the first ``numeric`` of ``first``, :func:`one_way_measurements`), its empty tails in every group, ``(attrs,
     mask)``: the nodes whose released count is 0 beyond the group's last node with a count, or before its first.
@@ -287,14 +293,17 @@ def empty_tails(first: list, sizes, numeric: int) -> list:
     (census_income_kdd's capital gains: 22 records in each of its six empty nodes above 40,000, whose values the
     sampler then took from a node the histograms call empty). An empty node between two with counts is more
     likely a thin run below the threshold than a hole, and stays free: made zeros too, on a table of 4,178
-    listings held out of every choice, they cost 0.008 of 2-way TVD (``docs/benchmarks.md``)."""
+    listings held out of every choice, they cost 0.008 of 2-way TVD (``docs/benchmarks.md``). The first
+    ``unordered[j]`` nodes of attribute ``j`` (its missing values) are no part of its tails: a zero there only
+    where its released count is 0."""
     out = []
-    for m in first[:numeric]:
+    skip = list(unordered) + [0] * (numeric - len(unordered))
+    for m, u in zip(first[:numeric], skip):
         filled = np.asarray(m.values).reshape(sizes[m.attrs[0]], -1) != 0  # (nodes, groups)
         node = np.arange(filled.shape[0])[:, None]
-        last = np.where(filled, node, -1).max(axis=0)  # -1 (all empty): every node a tail
-        lowest = np.where(filled, node, filled.shape[0]).min(axis=0)
-        tail = (node > last) | (node < lowest)  # empty by construction
+        last = np.where(filled[u:], node[u:], -1).max(axis=0, initial=-1)  # -1 (all empty): every node a tail
+        lowest = np.where(filled[u:], node[u:], filled.shape[0]).min(axis=0, initial=filled.shape[0])
+        tail = ((node > last) | (node < lowest)) & ((node >= u) | ~filled)  # empty by construction
         out.append((m.attrs, tail.reshape([sizes[a] for a in m.attrs])))
     return out
 

@@ -430,7 +430,7 @@ class GaussCopula(GraphicalDependence, MixtureDependence, SyntheticMechanism):
         else:
             floors = [float(self.threshold) * s for s in stds[:n_feat]]
         marg, self.label_weights_, sizes = marginals_from_noisy(first.noisy, n_feat, n, self.labelled_, floors, tails,
-                                                                stds)
+                                                                stds, [t.off for t in self.cells_])
         sizes = np.asarray(sizes, dtype=np.float64)
         self.class_sizes_, self._first_stds = sizes, stds
         rounds = []  # the finer levels' measurements, in order (each at the release's std, weight 1)
