@@ -397,7 +397,8 @@ def _say_magnitudes(ctx: _Context) -> None:
         ctx.warnings.append(
             f"{len(ctx.magnitudes)} column(s) got bounds at powers of two around their values, not their "
             f"{ctx.quantiles[0]:g} and {ctx.quantiles[1]:g} quantiles: at epsilon {ctx.eps_c:.3g} a column "
-            f"(n = {ctx.n:,}) the quantiles would be mostly noise; state public bounds (--range, or in the schema) "
+            f"(n = {ctx.n:,}) the quantiles would be mostly noise, and such wide bounds leave room for a release's "
+            f"noise to place a few values far beyond the data; state public bounds (--range, or in the schema) "
             f"or draft with more epsilon: {shorten_list(ctx.magnitudes, 12)}")
 
 
