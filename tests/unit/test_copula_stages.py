@@ -189,3 +189,37 @@ def test_a_release_with_a_label_of_five_classes_counts_one_group():
     syn = Synthesizer(schema, epsilon=1.0, delta=1e-6, rng=0).fit(df)
     assert syn.mechanism_.model_ is not None and syn.mechanism_.groups_ == 1
     assert set(syn.released_["y"]) == set("abcde")
+
+
+def test_a_class_the_data_leave_empty_gets_no_records():
+    """End to end: a label whose declared levels hold an empty one (a draft's ``(other)``) is measured per class
+    (three classes), and the empty class, whose DP size only its noise gives, is released with no records, where
+    before it got a few dozen whose every column came from its own noise histograms."""
+    import pandas as pd
+
+    from privrelease.schema import Schema
+    from privrelease.synthesizer import Synthesizer
+
+    g = np.random.default_rng(4)
+    n = 6000
+    y = g.choice(["f", "m"], n)
+    df = pd.DataFrame({"age": np.clip(np.rint(g.normal(44, 17, n)), 16, 94), "x": np.round(g.gamma(2.0, 8.0, n), 2),
+                       "y": y})
+    schema = Schema.from_dict({"columns": {
+        "age": {"type": "numeric", "lower": 4, "upper": 1024, "integer": True},
+        "x": {"type": "numeric", "lower": 0, "upper": 256, "step": 0.01},
+        "y": {"type": "categorical", "categories": ["f", "m", "(other)"], "role": "label", "other": "(other)"}}})
+    for seed in (4, 5):  # seeds whose noise gave the empty class 5 and 67 records' worth (18 and 39 rows)
+        syn = Synthesizer(schema, epsilon=1.0, rng=seed).fit(df)
+        assert syn.mechanism_.groups_ == 3 and syn.mechanism_.class_sizes_[2] == 0
+        assert not (syn.released_["y"] == "(other)").any()
+        assert set(syn.released_["y"]) == {"f", "m"}
+
+
+def test_class_sizes_drop_a_class_below_its_noise_and_keep_the_public_total():
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import class_sizes
+
+    sizes = class_sizes(np.array([3100.0, 2850.0, 30.0]), 6000.0, 20.0)
+    assert sizes[2] == 0 and sizes.sum() == pytest.approx(6000.0)
+    assert class_sizes(np.array([3100.0, 2850.0, 50.0]), 6000.0, 20.0)[2] > 0
+    assert class_sizes(np.array([3100.0, 2850.0, 3.0]), 6000.0, 0.0)[2] > 0  # noiseless: every class kept

@@ -39,6 +39,10 @@ CELL_SIGMAS = 8.0
 #: 2-way 0.0863 -> 0.0926), so they stay per class. The mixture keeps its classes (it maps each record through its
 #: class's marginals).
 MODEL_MAX_CLASSES = 3
+#: A label's class whose DP size (the histograms' row sums averaged) is below this many stds of its noise gets no
+#: records: an empty class reaches it by noise alone, and its per-class histograms are noise (the draft's ``(other)``
+#: level of a label). No class of the tuning tables comes near it.
+CLASS_SIZE_SIGMAS = 2.0
 #: Below this many split thresholds per group (n / G < SMALL_TABLE_SPLITS * split * sigma) a split could
 #: hardly happen: the numeric trees are released at their coarsest level only (and the release says so).
 SMALL_TABLE_SPLITS = 2.0

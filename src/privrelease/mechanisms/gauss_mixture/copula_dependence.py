@@ -50,8 +50,10 @@ class GraphicalDependence:
                                                 list(zip(self.measured_levels_, self.measured_nodes_)))
         exact = count_pairs(passes, plan, self.n_)
         first = one_way_measurements(self, plan.attributes, stds)
-        fit = ModelFit(plan, first, self.n_, self.source_.generator,
-                       empty_tails(first, plan.attributes.sizes, len(self.cells_), [t.off for t in self.cells_]))
+        zeros = empty_tails(first, plan.attributes.sizes, len(self.cells_), [t.off for t in self.cells_])
+        if plan.attributes.label is not None and self.groups_ > 1 and not self.class_sizes_.all():
+            zeros.append(((plan.attributes.label,), self.class_sizes_ == 0))  # classes released with no records
+        fit = ModelFit(plan, first, self.n_, self.source_.generator, zeros)
         chosen = model_rounds(self, exact, plan, self.rho_split_["model_measure"], self.rho_split_["model_select"],
                               fit.estimate, fit.open_, fit.fits, fit.record)
         self.model_ = fit.fit(D.FINAL_ITERS)
