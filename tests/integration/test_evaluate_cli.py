@@ -62,3 +62,28 @@ def test_evaluate_example_and_bad_input(tmp_path, capsys):
     pd.DataFrame({"age": [30]}).to_csv(rel, index=False)
     code, _, err = run_cli(["evaluate", "--example", "adult", str(rel)], capsys)
     assert code == 2 and "lacks the schema's columns" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_table_without_a_label_is_evaluated_and_reported_with_test_left_out(tmp_path, capsys):
+    """The README's own-data step 3 passes --test; on a table without a label there is no classifier to score, so
+    evaluate and report say so in one note and measure the rest, where they had stopped with 'no label'."""
+    import numpy as np
+
+    g = np.random.default_rng(0)
+    df = pd.DataFrame({"x": g.uniform(0, 10, 400).round(1), "c": g.choice(["a", "b"], 400)})
+    real, held, rel = tmp_path / "real.csv", tmp_path / "held.csv", tmp_path / "rel.csv"
+    df.iloc[:300].to_csv(real, index=False)
+    df.iloc[300:].to_csv(held, index=False)
+    df.sample(frac=1.0, random_state=1).iloc[:300].to_csv(rel, index=False)
+    schema = tmp_path / "s.yaml"
+    schema.write_text("columns:\n  x: {type: numeric, lower: 0, upper: 10, step: 0.1}\n"
+                      "  c: {type: categorical, categories: [a, b]}\n")
+    code, out, err = run_cli(["evaluate", str(real), str(rel), "--schema", str(schema), "--test", str(held),
+                              "--no-sdmetrics"], capsys)
+    assert code == 0, err
+    assert "names no label, so --test" in err and "1-way TVD" in out and "logistic regression" not in out
+    page = tmp_path / "r.html"
+    code, _, err = run_cli(["report", str(real), str(rel), "--schema", str(schema), "--test", str(held),
+                            "--no-sdmetrics", "--out", str(page)], capsys)
+    assert code == 0, err
+    assert "names no label, so --test" in err and page.exists()

@@ -62,6 +62,7 @@ def report(
         state = [led.summary(i) for i in ([dataset_id] if dataset_id is not None else led.datasets())]
     typer.echo(f"note: {PRIVATE_NOTICE}", err=True)
     sch, frames = _read_tables(schema, dict(sep=sep, encoding=encoding), real=real, released=released, test=test)
+    _without_label(sch, frames, label)
     page = build_report(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
                         certificate=cert, ledger=state, sdmetrics=sdmetrics)
     with atomic_write(out, "w") as fh:
@@ -96,6 +97,7 @@ def evaluate_cmd(
     if json_out is not None and not json_out.parent.is_dir():
         err(f"the folder of --json {json_out} does not exist; create it first")
     sch, frames = _read_tables(schema, dict(sep=sep, encoding=encoding), real=real, released=released, test=test)
+    _without_label(sch, frames, label)
     ev = evaluate(frames["real"], frames["released"], sch, test=frames.get("test"), label=label,
                   sdmetrics=not no_sdmetrics)
     typer.echo(ev.to_table())  # its first line is the private-data notice (once, with the numbers)
@@ -103,6 +105,14 @@ def evaluate_cmd(
         with atomic_write(json_out, "w") as fh:
             fh.write(json.dumps(ev.to_dict(), indent=2))
         typer.echo(f"wrote {json_out} (private: not for publication)", err=True)
+
+
+def _without_label(sch, frames: dict, label: str | None) -> None:
+    """A table without a label has no classifier to score on ``--test``: say so and go on without it."""
+    if "test" in frames and label is None and sch.label is None:
+        del frames["test"]
+        typer.echo("note: the schema names no label, so --test (held-out records to score a classifier trained on "
+                   "the release) is not used; give --label COLUMN to score one", err=True)
 
 
 def _read_tables(schema: Path, csv: dict, **paths):
