@@ -50,10 +50,10 @@ import yaml
 from ..errors import DataWarning, ParameterError, SchemaError, shorten_list
 from ..noise import make_source
 from ..schema import Schema
-from ..schema.values import (FRACTION_SHARE, MAX_DECIMALS, NA_TOKENS, ColumnCounts, StatedFacts, as_days, as_numbers,
+from ..schema.values import (MAX_DECIMALS, NA_TOKENS, ColumnCounts, StatedFacts, as_days, as_numbers,
                              canonical_text, decide_kind, declared_levels_spec, drafted_step, fresh_identifiers_hint,
-                             identifier_name, iso_day, label_missing_line, value_classes, whole_numbers,
-                             with_timezone)
+                             identifier_name, integer_unsure, integer_unsure_line, iso_day, label_missing_line, value_classes,
+                             whole_numbers, with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
@@ -208,9 +208,7 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
             columns[plan.name] = spec
     if not columns:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
-    _say_magnitudes(ctx)
-    _say_unsure(ctx)
-    _say_unread(ctx)
+    _say_summaries(ctx)
     schema = {"na_values": [t for t in NA_TOKENS if t], "provenance": _provenance(eps, total_delta, ctx, plans),
               "columns": columns}
     return Draft(schema, PrivacyCost(eps, total_delta), ctx.warnings)
@@ -394,6 +392,14 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
     return spec
 
 
+def _say_summaries(ctx: _Context) -> None:
+    """The warnings that name several columns at once, each in one line."""
+    _say_magnitudes(ctx)
+    if ctx.unsure:
+        ctx.warnings.append(integer_unsure_line(ctx.unsure, PROFILE_SHARE * ctx.eps_c, ctx.n))
+    _say_unread(ctx)
+
+
 def _say_magnitudes(ctx: _Context) -> None:
     """One warning naming the columns whose drafted bounds are magnitudes (:func:`dp_scaled_bounds` skipped
     their quantiles), with the fix."""
@@ -404,31 +410,6 @@ def _say_magnitudes(ctx: _Context) -> None:
             f"(n = {ctx.n:,}) the quantiles would be mostly noise, and such wide bounds leave room for a release's "
             f"noise to place a few values far beyond the data; state public bounds (--range, or in the schema) "
             f"or draft with more epsilon: {shorten_list(ctx.magnitudes, 12)}")
-
-
-def integer_unsure(counts: ColumnCounts, b: float) -> bool:
-    """Whether a numeric column's integer flag (:func:`~privrelease.schema.values.whole_numbers`) was decided within
-    the noise: its noisy count of fractions, a sum of ``MAX_DECIMALS + 1`` Laplace counts of scale ``b`` (std ``b
-    sqrt(2 (MAX_DECIMALS + 1))``), within 2 of those stds of the rule's threshold. Post-processing.
-
-    >>> integer_unsure(ColumnCounts((0, 300, 82, 0, 0, 0), 0, 0), 256.0)  # 382 records at 0.016 of epsilon
-    True
-    >>> integer_unsure(ColumnCounts((0, 30, 20000, 0, 0, 0), 0, 0), 40.0)
-    False
-    """
-    c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
-    threshold = FRACTION_SHARE * max(c[1:].sum() - max(float(counts.zeros), 0.0), 0.0)
-    return bool(abs(float(counts.classes[2]) - threshold) < 2.0 * b * np.sqrt(2.0 * (MAX_DECIMALS + 1)))
-
-
-def _say_unsure(ctx: _Context) -> None:
-    """One warning naming the stated numeric columns whose integer flag the noise decided, with the fix."""
-    if ctx.unsure:
-        ctx.warnings.append(
-            f"{len(ctx.unsure)} column(s) were drafted integer or not on counts of whole numbers and fractions "
-            f"that the noise decided (epsilon {PROFILE_SHARE * ctx.eps_c:.3g} for them, n = {ctx.n:,}): an integer "
-            f"column's values are released whole, a column of fractions at its drafted step; state the whole-number "
-            f"columns with --integer and give the others their step in the schema: {shorten_list(ctx.unsure, 12)}")
 
 
 def _say_unread(ctx: _Context) -> None:

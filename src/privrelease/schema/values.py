@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..errors import shorten_list
+
 # Spellings of a missing value, fixed before any data are read (a public rule).
 NA_TOKENS = ("", "NA", "N/A", "n/a", "na", "NaN", "nan", "null", "NULL", "None", "?", "#N/A")
 # The classes of a value, in the order of the count vector of :func:`value_classes`: a "utc date" is a
@@ -239,6 +241,29 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     """
     c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
     return bool(c[2] <= FRACTION_SHARE * max(c[1:].sum() - max(float(counts.zeros), 0.0), 0.0))
+
+
+def integer_unsure(counts: ColumnCounts, b: float) -> bool:
+    """Whether a numeric column's integer flag (:func:`~privrelease.schema.values.whole_numbers`) was decided within
+    the noise: its noisy count of fractions, a sum of ``MAX_DECIMALS + 1`` Laplace counts of scale ``b`` (std ``b
+    sqrt(2 (MAX_DECIMALS + 1))``), within 2 of those stds of the rule's threshold. Post-processing.
+
+    >>> integer_unsure(ColumnCounts((0, 300, 82, 0, 0, 0), 0, 0), 256.0)  # 382 records at 0.016 of epsilon
+    True
+    >>> integer_unsure(ColumnCounts((0, 30, 20000, 0, 0, 0), 0, 0), 40.0)
+    False
+    """
+    c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
+    threshold = FRACTION_SHARE * max(c[1:].sum() - max(float(counts.zeros), 0.0), 0.0)
+    return bool(abs(float(counts.classes[2]) - threshold) < 2.0 * b * np.sqrt(2.0 * (MAX_DECIMALS + 1)))
+
+
+def integer_unsure_line(names: list, epsilon: float, n: int) -> str:
+    """The DP draft's one warning naming the columns of :func:`integer_unsure`, with what it drafted and the fix."""
+    return (f"{len(names)} column(s) were drafted integer or not on counts of whole numbers and fractions that the "
+            f"noise decided (epsilon {epsilon:.3g} for them, n = {n:,}): an integer column's values are released "
+            f"whole, a column of fractions at its drafted step; state the whole-number columns with --integer and "
+            f"give the others their step in the schema: {shorten_list(names, 12)}")
 
 
 def drafted_step(counts: ColumnCounts, floor: float = 0.0) -> float | None:
