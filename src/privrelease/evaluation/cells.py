@@ -88,9 +88,7 @@ def cell_codes(df: pd.DataFrame, schema: Schema, bins: int) -> tuple[np.ndarray,
             missing[c.name] = np.isnan(v)
             s = pd.Series(np.where(np.isnan(v), c.lower, v), index=df.index)
         else:
-            s = s.where(s.isna(), s.astype(str))
-            if c.missing is not None:
-                s = s.fillna(c.missing)
+            s = declared_text(s, c)
         frame[c.name] = s
     codes = discretize(pd.DataFrame(frame, index=df.index), schema, bins=int(bins)) + 1
     for j, c in enumerate(schema.columns):
@@ -109,7 +107,16 @@ def tvd(a: np.ndarray, b: np.ndarray, size: int) -> float:
 
 def label_codes(s: pd.Series, col) -> np.ndarray:
     """Index of each value among a categorical column's declared levels (-1: undeclared; missing as declared)."""
-    s = s.where(s.isna(), s.astype(str))
+    return pd.Categorical(declared_text(s, col), categories=list(col.categories)).codes.astype(int)
+
+
+def declared_text(s: pd.Series, col) -> pd.Series:
+    """A categorical column's values as a release reads them: text without surrounding spaces, a missing value as
+    its declared level (if any), and a value outside the declared levels as the declared ``other`` level (if any),
+    so that a real table's rare levels and a release's ``(other)`` fall in the same cell."""
+    s = s.where(s.isna(), s.astype(str).str.strip())
     if col.missing is not None:
         s = s.fillna(col.missing)
-    return pd.Categorical(s, categories=list(col.categories)).codes.astype(int)
+    if col.other is not None:
+        s = s.where(s.isna() | s.isin([str(v) for v in col.levels]), col.other)
+    return s

@@ -59,7 +59,7 @@ from ..errors import InputDataError, SchemaError
 from ..schema import Schema
 from .cells import cell_codes as _cell_codes
 from .cells import check_columns as _check_columns
-from .cells import label_codes, numeric_values
+from .cells import declared_text, label_codes, numeric_values
 from .cells import tvd as _tvd
 from .columns import calendar_tvd, majority_rate, numeric_columns, tvd_3way
 
@@ -122,11 +122,7 @@ def _design(df: pd.DataFrame, schema: Schema) -> tuple[np.ndarray, np.ndarray]:
             blocks.append(v[:, None])
             owner.append(j)
         else:
-            s = df[c.name]
-            s = s.where(s.isna(), s.astype(str))
-            if c.missing is not None:
-                s = s.fillna(c.missing)
-            codes = pd.Categorical(s, categories=list(c.categories)).codes
+            codes = label_codes(df[c.name], c)  # as a release reads it: 'other' and missing as declared
             blocks.append((codes[:, None] == np.arange(len(c.categories))[None, :]).astype(float))
             owner.extend([j] * len(c.categories))
     return np.hstack(blocks), np.asarray(owner)
@@ -177,8 +173,7 @@ def _sdmetrics_frame(df: pd.DataFrame, schema: Schema) -> pd.DataFrame:
         if c.kind == "numeric":
             out[c.name] = numeric_values(df[c.name], c)
         else:
-            s = df[c.name]
-            out[c.name] = s.where(s.isna(), s.astype(str)).astype(object)
+            out[c.name] = declared_text(df[c.name], c).astype(object)
     return pd.DataFrame(out)
 
 
