@@ -106,8 +106,7 @@ class CliqueTree:
         every scale kept as a logarithm: conditionals in ``_p`` and ``log Z``; None (and nothing to
         use) when a separator cell's sum falls below ``UNDERFLOW``, where products of these scaled
         numbers could lose it."""
-        tops = np.maximum.reduceat(theta, self.offsets[:-1])
-        tops[~np.isfinite(tops)] = 0.0  # a clique all of whose cells are structural zeros
+        tops = _finite(np.maximum.reduceat(theta, self.offsets[:-1]))  # a clique of structural zeros only: 0
         np.subtract(theta, np.repeat(tops, self._counts), out=self._p_flat)
         np.exp(self._p_flat, out=self._p_flat)
         p, scale = self._p, tops.tolist()

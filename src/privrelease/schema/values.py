@@ -240,7 +240,14 @@ def whole_numbers(counts: ColumnCounts) -> bool:
     False
     """
     c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
-    return bool(c[2] <= FRACTION_SHARE * max(c[1:].sum() - max(float(counts.zeros), 0.0), 0.0))
+    return bool(c[2] <= _fraction_threshold(counts))
+
+
+def _fraction_threshold(counts: ColumnCounts) -> float:
+    """The most fractions an integer column holds (:func:`whole_numbers`): ``FRACTION_SHARE`` of its values other
+    than zero."""
+    c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
+    return FRACTION_SHARE * max(float(c[1:].sum()) - max(float(counts.zeros), 0.0), 0.0)
 
 
 def integer_unsure(counts: ColumnCounts, b: float) -> bool:
@@ -253,9 +260,7 @@ def integer_unsure(counts: ColumnCounts, b: float) -> bool:
     >>> integer_unsure(ColumnCounts((0, 30, 20000, 0, 0, 0), 0, 0), 40.0)
     False
     """
-    c = np.maximum(np.asarray(counts.classes, dtype=np.float64), 0.0)
-    threshold = FRACTION_SHARE * max(c[1:].sum() - max(float(counts.zeros), 0.0), 0.0)
-    return bool(abs(float(counts.classes[2]) - threshold) < 2.0 * b * np.sqrt(2.0 * (MAX_DECIMALS + 1)))
+    return bool(abs(float(counts.classes[2]) - _fraction_threshold(counts)) < 2.0 * b * np.sqrt(2.0 * (MAX_DECIMALS + 1)))
 
 
 def integer_unsure_line(names: list, epsilon: float, n: int) -> str:
