@@ -260,7 +260,8 @@ def integer_unsure(counts: ColumnCounts, b: float) -> bool:
     >>> integer_unsure(ColumnCounts((0, 30, 20000, 0, 0, 0), 0, 0), 40.0)
     False
     """
-    return bool(abs(float(counts.classes[2]) - _fraction_threshold(counts)) < 2.0 * b * np.sqrt(2.0 * (MAX_DECIMALS + 1)))
+    std = b * np.sqrt(2.0 * (MAX_DECIMALS + 1))
+    return bool(abs(float(counts.classes[2]) - _fraction_threshold(counts)) < 2.0 * std)
 
 
 def integer_unsure_line(names: list, epsilon: float, n: int) -> str:
