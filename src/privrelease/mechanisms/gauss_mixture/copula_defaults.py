@@ -154,6 +154,10 @@ WIDE_NUMERIC = 50
 #: their spread. On categorical histograms the threshold lost census_income_kdd's small levels (1-way TVD 0.017 ->
 #: 0.021), so it stays off there.
 MODEL_NUMERIC_THRESHOLD = 2.0
+#: A public bound's node (a value of its own below the coarsest level) holds records only where its noisy count,
+#: summed over the groups, reaches this many stds of that sum: the tails' floor above, since the bound is the
+#: outermost value of a tail. On the tuning tables no bound's node is near it (the releases are unchanged).
+BOUND_SIGMAS = MODEL_NUMERIC_THRESHOLD
 #: A categorical column's levels whose released count (summed over the groups) is below this many noise stds of
 #: that sum are merged into one cell of the model (MST's domain compression, from released counts); the sampler
 #: draws a merged cell's level uniformly (MST's expansion). census_income_kdd, 3 seeds: 2-way TVD 0.0557 (none)
