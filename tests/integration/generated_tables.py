@@ -232,9 +232,15 @@ def cases(draw) -> Case:
         specs[plain[0]]["role"] = "target"
     schema = {"columns": specs}
     table = pd.DataFrame(data)
-    if draw(st.integers(0, 3)) == 0:  # in one table of four, missing values are written '?', a declared spelling
+    spelling = draw(st.integers(0, 5))
+    if spelling == 0:  # in one table of six, missing values are written '?', a declared spelling
         schema = {"na_values": ["?"], **schema}
         table = table.where(table.notna(), "?")
+    elif spelling == 1:  # in another, each column's in a code of its own, stated on the column
+        for k, s in specs.items():
+            if s.get("missing") is not None:
+                s["na_values"] = [f"n/k-{k}"]
+                table[k] = table[k].astype(object).where(table[k].notna(), f"n/k-{k}")
     parsed = Schema.from_dict(schema)
     able = [m for m in releasable_mechanisms() if needs_met(m, parsed)]
     cls = draw(st.sampled_from(able))

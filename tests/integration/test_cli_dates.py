@@ -101,3 +101,36 @@ def test_evaluate_prints_date_quantiles_as_the_report_does(tmp_path, capsys):
     assert m["day"]["quantiles"]["median"]["real_date"] == "2020-06-30"
     assert m["at"]["quantiles"]["p90"]["released_date"] == "2020-01-03 11:00"
     assert isinstance(m["day"]["quantiles"]["median"]["real"], float)  # the numbers stay (units of the step)
+
+
+def test_a_columns_own_missing_spelling_is_read_by_release_and_evaluate(tmp_path, capsys):
+    """A survey's codes for a missing value stated on their columns (``na_values``): the release reads them as
+    missing, and evaluate reads the real table the same way; a date column's code would otherwise stop the
+    evaluation (not an ISO date) and a number's count as a value outside the range."""
+    schema = tmp_path / "s.yaml"
+    schema.write_text(yaml.safe_dump({"columns": {
+        "day": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-12-31", "missing": "allowed",
+                "na_values": ["9999-99-99"]},
+        "kids": {"type": "numeric", "lower": 0, "upper": 15, "integer": True, "missing": "allowed",
+                 "na_values": [98, 99]},
+        "hours": {"type": "numeric", "lower": 0, "upper": 6000, "integer": True}}}))
+    rng = np.random.default_rng(0)
+    n = 2000
+    real = pd.DataFrame({"day": pd.Timestamp("2020-01-01") + pd.to_timedelta(rng.integers(0, 365, n), unit="D"),
+                         "kids": rng.integers(0, 5, n), "hours": rng.choice([98, 99, 2000], n)})
+    real["day"] = real["day"].dt.strftime("%Y-%m-%d")
+    real.loc[: n // 5 - 1, "day"] = "9999-99-99"
+    real.loc[n // 2: n // 2 + n // 10 - 1, "kids"] = 99
+    path, out_csv, out_json = tmp_path / "real.csv", tmp_path / "rel.csv", tmp_path / "ev.json"
+    real.to_csv(path, index=False)
+    code, _, err = run_cli(["release", str(path), "--schema", str(schema), "--epsilon", "4", "--seed", "0",
+                            "--out", str(out_csv), "--certificate", str(tmp_path / "c.json")], capsys)
+    assert code == 0, err
+    rel = pd.read_csv(out_csv)
+    assert abs(rel["day"].isna().mean() - 0.2) < 0.05 and abs(rel["kids"].isna().mean() - 0.1) < 0.05
+    assert rel["hours"].notna().all() and rel["kids"].max() <= 15
+    code, _, err = run_cli(["evaluate", str(path), str(out_csv), "--schema", str(schema), "--no-sdmetrics",
+                            "--json", str(out_json)], capsys)
+    assert code == 0, err
+    m = yaml.safe_load(out_json.read_text())["numeric_columns"]
+    assert m["day"]["missing"]["real"] == pytest.approx(0.2) and m["kids"]["missing"]["real"] == pytest.approx(0.1)

@@ -191,6 +191,45 @@ def test_na_values_match_their_usual_spellings():
     assert np.isnan(Encoder(s).encode(floats).X[:, 0]).tolist() == [False, True, False]
 
 
+def test_a_columns_own_missing_spellings_apply_in_that_column_only():
+    """A survey writes a missing number of children as 98 or 99, while 98 hours a year is a value (PSID): the
+    column's own ``na_values`` read its codes as missing and leave the same number in another column alone, in
+    the release's encoder, in the rules' reader and in the evaluation; they round-trip through YAML."""
+    s = Schema.from_dict({"na_values": ["?"], "columns": {
+        "kids": {"type": "numeric", "lower": 0, "upper": 15, "integer": True, "missing": "allowed",
+                 "na_values": [98, 99]},
+        "hours": {"type": "numeric", "lower": 0, "upper": 6000, "integer": True, "missing": "allowed"},
+        "when": {"type": "datetime", "lower": "2020-01-01", "upper": "2020-12-31", "missing": "allowed",
+                 "na_values": "9999-99-99"},
+        "c": {"type": "categorical", "categories": ["a", "b"], "missing": "allowed", "na_values": ["DK"]}}})
+    assert s.missing_spellings(s["kids"]) == ("?", "98", "99") and s.missing_spellings(s["hours"]) == ("?",)
+    assert Schema.from_dict(yaml.safe_load(s.to_yaml())) == s
+    assert s.to_dict()["columns"]["when"]["na_values"] == ["9999-99-99"]
+    df = pd.DataFrame({"kids": [1, 99, 98, 2], "hours": [98, 99, 5, "?"],
+                       "when": ["2020-01-02", "9999-99-99", None, "2020-03-01"], "c": ["a", " dk ", "b", "DK"]})
+    X = Encoder(s).encode(df).X
+    out = Encoder(s).decode(X)
+    assert np.isnan(X[:, 0]).tolist() == [False, True, True, False]
+    assert out["hours"].tolist()[:3] == [98, 99, 5] and pd.isna(out["hours"].iloc[3])
+    assert out["when"].isna().tolist() == [False, True, True, False]
+    assert out["c"].isna().tolist() == [False, True, False, True]
+    from privrelease.evaluation.cells import as_read
+    from privrelease.evaluation.fidelity import evaluate
+    from privrelease.schema.constraint_kinds import _values
+
+    assert np.isnan(_values(s, "kids", df)).tolist() == [False, True, True, False]
+    read = as_read(df, s)
+    assert read["kids"].isna().tolist() == [False, True, True, False] and read["hours"].iloc[0] == 98
+    two = s.select(["kids", "hours"])
+    ev = evaluate(df[two.names], read[two.names], two, sdmetrics=False)
+    assert ev.numeric["kids"]["missing"] == {"real": 0.5, "released": 0.5} and ev.tvd_1way["kids"] == 0.0
+
+
+def test_a_missing_spelling_that_is_not_text_or_a_number_is_refused():
+    with pytest.raises(SchemaError, match=r"column 'x': 'na_values' must be a list of strings or numbers"):
+        Schema.from_dict({"columns": {"x": {"type": "numeric", "lower": 0, "upper": 1, "na_values": {"a": 1}}}})
+
+
 # ---- dates ---------------------------------------------------------------------------------------
 
 DATES = """

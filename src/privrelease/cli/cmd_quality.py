@@ -117,11 +117,12 @@ def _without_label(sch, frames: dict, label: str | None) -> None:
 
 def _read_tables(schema: Path, csv: dict, **paths):
     """The schema and the tables given (``real``, ``released``, ``test``; None ones are left out), read under it
-    (``csv``: the --sep and --encoding of CSV files)."""
+    (``csv``: the --sep and --encoding of CSV files; the real tables' spellings of a missing value read as missing)."""
+    from ..evaluation.cells import as_read
     from ..io import read_table
     from ..schema import Schema
     from ..schema.dates import dates_as_numbers
 
     sch = Schema.from_yaml(schema)
-    return sch, {what: dates_as_numbers(read_table(path, sch, **csv), sch) for what, path in paths.items()
-                  if path is not None}
+    read = {what: read_table(path, sch, **csv) for what, path in paths.items() if path is not None}
+    return sch, {what: dates_as_numbers(df if what == "released" else as_read(df, sch), sch) for what, df in read.items()}

@@ -5,6 +5,7 @@
   are ISO dates or date-times) dates are parsed with pandas and counted in whole units of
   the column's step (day by default) since 1970-01-01, the units of its public bounds. A
   value that is missing or cannot be read is ``nan``.
+* :func:`as_read` reads a table's declared spellings of a missing value as missing, as a release does.
 * :func:`cell_codes` puts every value in a public cell: numeric columns in equal-width bins
   over the schema's bounds, categorical columns at their declared levels, and cell 0 for
   what fits none (a missing number, an undeclared level).
@@ -18,6 +19,7 @@ import pandas as pd
 from ..errors import InputDataError
 from ..schema import Schema
 from ..schema.dates import TimeColumn, parse_iso
+from ..schema.encoding import read_missing
 from .distribution import discretize
 
 UNIT_SECONDS = {"day": 86400.0, "hour": 3600.0, "minute": 60.0, "second": 1.0}
@@ -29,6 +31,15 @@ def check_columns(df: pd.DataFrame, schema: Schema, what: str) -> None:
         raise InputDataError(f"the {what} table lacks the schema's columns {missing}")
     if len(df) == 0:
         raise InputDataError(f"the {what} table is empty")
+
+
+def as_read(df: pd.DataFrame, schema: Schema) -> pd.DataFrame:
+    """``df`` with every declared spelling of a missing value (the schema's ``na_values`` and a column's own) read as
+    missing, as a release reads the table; a date column already in units (numbers) is left as it is."""
+    cols = {c.name: read_missing(df[c.name], schema, c) for c in schema.columns
+            if c.name in df.columns and schema.missing_spellings(c)
+            and not (is_datetime(c) and pd.api.types.is_numeric_dtype(df[c.name]))}
+    return df.assign(**cols) if cols else df
 
 
 def is_datetime(col) -> bool:

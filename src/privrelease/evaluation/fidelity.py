@@ -57,9 +57,9 @@ import pandas as pd
 
 from ..errors import InputDataError, SchemaError
 from ..schema import Schema
+from .cells import as_read, declared_text, label_codes, numeric_values
 from .cells import cell_codes as _cell_codes
 from .cells import check_columns as _check_columns
-from .cells import declared_text, label_codes, numeric_values
 from .cells import tvd as _tvd
 from .columns import calendar_tvd, majority_rate, numeric_columns, tvd_3way
 
@@ -463,6 +463,7 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
     """
     has_label = test is not None or label is not None or schema.label is not None
     col = _label_column(schema, label) if has_label else None  # a bad label fails before any work
+    real, test = as_read(real, schema), None if test is None else as_read(test, schema)
     ev = Evaluation(
         n_real=len(real), n_released=len(released),
         tvd_1way=tvd_1way(real, released, schema, bins_1way),

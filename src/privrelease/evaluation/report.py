@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..schema import Schema
-from .cells import cell_codes, is_datetime
+from .cells import as_read, cell_codes, is_datetime
 from .fidelity import PRIVATE_NOTICE, TSTR_MODELS, Evaluation, _corr, _design, _one_thread, evaluate
 from .figures import _date, cell_labels, clip, column_figure, cramers_v, heatmap_figure
 
@@ -326,6 +326,7 @@ def build_report(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, *, 
                  label: str | None = None, certificate: dict | None = None, ledger: list[dict] | None = None,
                  sdmetrics: bool = True, title: str = "privrelease quality report") -> str:
     """The report as one self-contained HTML string (reads the private ``real`` table: not for publication)."""
+    real = as_read(real, schema)
     ev = evaluate(real, released, schema, test=test, label=label, sdmetrics=sdmetrics)
     left = _left_out(ev, sdmetrics, certificate, ledger, schema)
     parts = [

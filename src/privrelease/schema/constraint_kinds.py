@@ -432,11 +432,9 @@ def _values(schema, name: str, df: pd.DataFrame) -> np.ndarray:
     s = df[name]
     if _is_date(c) and pd.api.types.is_numeric_dtype(s):  # already in units (as the evaluation reads dates)
         return s.to_numpy(dtype=np.float64, na_value=np.nan)
-    if schema.na_values and s.dtype == object:
-        from .encoding import is_na_spelling
+    from .encoding import read_missing
 
-        s = s.mask(is_na_spelling(s, schema.na_values))
-    return np.asarray(numeric_values(c, s), dtype=np.float64)
+    return np.asarray(numeric_values(c, read_missing(s, schema, c)), dtype=np.float64)
 
 
 def _grid_down(c, v):

@@ -73,6 +73,8 @@ class DatetimeColumn(NumericColumn):
         d = self._spec()
         if self.missing is not None:
             d["missing"] = self.missing
+        if self.na_values:
+            d["na_values"] = list(self.na_values)
         if self.role not in (None, "feature"):
             d["role"] = self.role
         return d
@@ -197,6 +199,7 @@ def _seconds_of_day(v) -> float:
 def time_from_dict(name: str, spec) -> TimeColumn:
     """A :class:`TimeColumn` from its YAML form ``{type: time, step, missing, role}``."""
     return TimeColumn(name=name, lower=0.0, upper=1.0, role=spec.get("role"), missing=spec.get("missing"),
+                      na_values=spec.get("na_values", ()),
                       unit=spec.get("step", "minute"))
 
 
@@ -273,7 +276,8 @@ def datetime_from_dict(name: str, spec) -> DatetimeColumn:
         if k not in spec:
             raise SchemaError(f"column '{name}': a datetime column needs '{k}' (a public bound, an ISO date)")
     return DatetimeColumn(name=name, lower=spec["lower"], upper=spec["upper"], role=spec.get("role"),
-                          missing=spec.get("missing"), unit=spec.get("step", "day"), timezone=spec.get("timezone"))
+                          missing=spec.get("missing"), unit=spec.get("step", "day"), timezone=spec.get("timezone"),
+                          na_values=spec.get("na_values", ()))
 
 
 def dates_as_numbers(df: pd.DataFrame, schema) -> pd.DataFrame:

@@ -129,9 +129,7 @@ class Encoder:
         clip_counts: dict[str, int] = {}
         undeclared: dict[str, np.ndarray] = {}  # columns with missing values the schema does not allow
         for c in self.columns:
-            s = df[c.name]
-            if self.schema.na_values:
-                s = s.mask(is_na_spelling(s, self.schema.na_values))
+            s = read_missing(df[c.name], self.schema, c)
             if c.kind == "numeric":
                 X[:, self.slices[c.name]] = self._encode_numeric(c, s, on_out_of_bounds, clip_counts, row_offset,
                                                                  undeclared)[:, None]
@@ -325,6 +323,13 @@ def _numbers(c: NumericColumn, s: pd.Series) -> np.ndarray:
             f"value(s), e.g. {shorten_list(examples)}" + ("; for dates declare it 'type: datetime'" if dates else "")
         )
     return v
+
+
+def read_missing(s: pd.Series, schema, column) -> pd.Series:
+    """Column ``s`` with every spelling of a missing value that the schema declares for ``column`` (its
+    ``na_values`` and the column's own) read as missing; every reader of a private table goes through it."""
+    na = schema.missing_spellings(column)
+    return s.mask(is_na_spelling(s, na)) if na else s
 
 
 def is_na_spelling(s: pd.Series, na_values) -> pd.Series:

@@ -19,6 +19,7 @@ import yaml
 from ..errors import SchemaError, option, shorten, shorten_list
 from .constraints import parse_constraints
 from .precision import grid_range
+from .values import spellings
 
 ROLES = (None, "feature", "label", "target")
 MISSING_LEVEL = "(missing)"  # the internal level of a categorical column declared 'missing: allowed'
@@ -35,7 +36,7 @@ class NumericColumn:
     lets the column hold missing values; mechanisms that can release them treat the
     missing share as one more released statistic, the others refuse the column.
     ``role="target"`` marks a regression target (kept as its own column by
-    supervised mechanisms).
+    supervised mechanisms). ``na_values``: the column's own spellings of a missing value (a survey's 99).
     """
 
     name: str
@@ -45,10 +46,12 @@ class NumericColumn:
     role: str | None = None
     step: float | None = None
     missing: str | None = None
+    na_values: tuple[str, ...] = ()
     kind: str = field(default="numeric", init=False)
 
     def __post_init__(self):
         _check_name(self.name)
+        object.__setattr__(self, "na_values", spellings(self.na_values, f"column '{self.name}': 'na_values'"))
         for bound in ("lower", "upper"):
             v = getattr(self, bound)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -100,6 +103,8 @@ class NumericColumn:
             d["step"] = self.step
         if self.missing is not None:
             d["missing"] = self.missing
+        if self.na_values:
+            d["na_values"] = list(self.na_values)
         if self.role not in (None, "feature"):
             d["role"] = self.role
         return d
@@ -119,7 +124,8 @@ class CategoricalColumn:
     that every value not among ``categories`` is mapped to (e.g. the rare levels a DP
     draft did not select); without it, such a value is refused. ``taxonomy`` is an
     optional public generalisation tree (nested mappings ending in lists of
-    levels), used by generalisation mechanisms such as DiffGen.
+    levels), used by generalisation mechanisms such as DiffGen. ``na_values``: this column's
+    own spellings of a missing value, as for a numeric column.
     """
 
     name: str
@@ -129,10 +135,12 @@ class CategoricalColumn:
     taxonomy: Any = None
     other: str | None = None
     missing_as_na: bool = False
+    na_values: tuple[str, ...] = ()
     kind: str = field(default="categorical", init=False)
 
     def __post_init__(self):
         _check_name(self.name)
+        object.__setattr__(self, "na_values", spellings(self.na_values, f"column '{self.name}': 'na_values'"))
         cats = tuple(str(c) for c in self.categories)
         if self.missing == "allowed" and "allowed" not in cats and not self.missing_as_na:
             level = MISSING_LEVEL  # released as missing: one more level, internal, decoded to a missing value
@@ -176,6 +184,8 @@ class CategoricalColumn:
             d["missing"] = "allowed" if self.missing_as_na else self.missing
         if self.other is not None:
             d["other"] = self.other
+        if self.na_values:
+            d["na_values"] = list(self.na_values)
         if self.taxonomy is not None:
             d["taxonomy"] = self.taxonomy
         return d
@@ -184,10 +194,10 @@ class CategoricalColumn:
 Column = NumericColumn | CategoricalColumn
 
 _COLUMN_KEYS = {
-    "numeric": {"type", "lower", "upper", "integer", "role", "step", "missing"},
-    "categorical": {"type", "categories", "role", "missing", "taxonomy", "other"},
-    "datetime": {"type", "lower", "upper", "step", "timezone", "role", "missing"},
-    "time": {"type", "step", "role", "missing"},
+    "numeric": {"type", "lower", "upper", "integer", "role", "step", "missing", "na_values"},
+    "categorical": {"type", "categories", "role", "missing", "taxonomy", "other", "na_values"},
+    "datetime": {"type", "lower", "upper", "step", "timezone", "role", "missing", "na_values"},
+    "time": {"type", "step", "role", "missing", "na_values"},
 }
 _TOP_KEYS = {"columns", "name", "na_values", "n_public", "row_norm_bound", "description", "provenance",
              "constraints"}
@@ -229,7 +239,7 @@ class Schema:
     def __post_init__(self):
         cols = tuple(self.columns)
         object.__setattr__(self, "columns", cols)
-        object.__setattr__(self, "na_values", tuple(str(v) for v in self.na_values))
+        object.__setattr__(self, "na_values", spellings(self.na_values, "'na_values'"))
         if not cols:
             raise SchemaError("the schema declares no columns")
         names = [c.name for c in cols]
@@ -281,13 +291,10 @@ class Schema:
                               f"tell where the values are)")
         items, constants = _constant_columns(items)
         cols = [_column_from_dict(str(n), spec) for n, spec in items]
-        na = d.get("na_values", ())
-        if isinstance(na, str):
-            na = (na,)
         return cls(
             columns=tuple(cols),
             name=d.get("name"),
-            na_values=tuple(na or ()),
+            na_values=d.get("na_values") or (),
             n_public=bool(d.get("n_public", True)),
             row_norm_bound=d.get("row_norm_bound"),
             description=d.get("description"),
@@ -345,6 +352,10 @@ class Schema:
     @property
     def names(self) -> list[str]:
         return [c.name for c in self.columns]
+
+    def missing_spellings(self, column: Column) -> tuple[str, ...]:
+        """The spellings of a missing value in ``column``: the schema's ``na_values`` and the column's own."""
+        return self.na_values + tuple(v for v in column.na_values if v not in self.na_values)
 
     def __getitem__(self, name: str) -> Column:
         for c in self.columns:
@@ -475,6 +486,7 @@ def _column_from_dict(name: str, spec: Any) -> Column:
             role=role,
             step=spec.get("step"),
             missing=spec.get("missing"),
+            na_values=spec.get("na_values", ()),
         )
     cats = spec.get("categories")
     if not isinstance(cats, (list, tuple)):
@@ -486,6 +498,7 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         missing=spec.get("missing"),
         taxonomy=spec.get("taxonomy"),
         other=spec.get("other"),
+        na_values=spec.get("na_values", ()),
     )
 
 

@@ -18,9 +18,26 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..errors import shorten_list
+from ..errors import SchemaError, shorten_list
+
 
 # Spellings of a missing value, fixed before any data are read (a public rule).
+def spellings(value, what: str) -> tuple[str, ...]:
+    """Spellings of a missing value as text, from a list of strings or numbers (or one of them; None: none).
+
+    >>> spellings(["?", -999], "na_values"), spellings("NA", "na_values")
+    (('?', '-999'), ('NA',))
+    """
+    if value is None:
+        return ()
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or any(isinstance(v, (bool, dict, list, tuple)) for v in value):
+        raise SchemaError(f"{what} must be a list of strings or numbers (the spellings of a missing value), got "
+                          f"{value!r}")
+    return tuple(str(v) for v in value)
+
+
 NA_TOKENS = ("", "NA", "N/A", "n/a", "na", "NaN", "nan", "null", "NULL", "None", "?", "#N/A")
 # The classes of a value, in the order of the count vector of :func:`value_classes`: a "utc date" is a
 # date-time that states its UTC offset (2017-01-01T00:14:22Z, ...+05:00), a "date" one that does not.
