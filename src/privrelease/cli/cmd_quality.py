@@ -117,12 +117,11 @@ def _without_label(sch, frames: dict, label: str | None) -> None:
 
 def _read_tables(schema: Path, csv: dict, **paths):
     """The schema and the tables given (``real``, ``released``, ``test``; None ones are left out), read under it
-    (``csv``: the --sep and --encoding of CSV files; the real tables' spellings of a missing value read as missing)."""
-    from ..evaluation.cells import as_read
+    (``csv``: the --sep and --encoding of CSV files)."""
     from ..io import read_table
     from ..schema import Schema
     from ..schema.dates import dates_as_numbers
 
     sch = Schema.from_yaml(schema)
-    read = {what: read_table(path, sch, **csv) for what, path in paths.items() if path is not None}
-    return sch, {what: dates_as_numbers(df if what == "released" else as_read(df, sch), sch) for what, df in read.items()}
+    return sch, {what: dates_as_numbers(read_table(path, sch, **csv), sch) for what, path in paths.items()
+                  if path is not None}

@@ -63,7 +63,7 @@ from .cells import check_columns as _check_columns
 from .cells import tvd as _tvd
 from .columns import calendar_tvd, majority_rate, numeric_columns, tvd_3way
 
-__all__ = ["tvd_1way", "tvd_2way", "correlation_difference", "sdmetrics_quality", "tstr", "evaluate",
+__all__ = ["tvd_1way", "tvd_2way", "correlation_difference", "sdmetrics_quality", "tstr", "evaluate", "evaluate_read",
            "Evaluation", "PRIVATE_NOTICE"]
 
 PRIVATE_NOTICE = ("this evaluation reads the real (private) data: its numbers are NOT differentially private "
@@ -459,11 +459,20 @@ def evaluate(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: p
     ``test`` (real records neither table contains) enables train-on-release scores for
     ``label`` (default: the schema's label column) and the majority-class rate; with
     ``baseline`` the same models are also trained on ``real``, the reference a release is
-    measured against. The 3-way TVD needs a label (``label`` or the schema's), not ``test``.
+    measured against. The 3-way TVD needs a label (``label`` or the schema's), not ``test``. The real tables'
+    declared spellings of a missing value are read as missing first (:func:`~.cells.as_read`), as a release reads them.
     """
+    return evaluate_read(as_read(real, schema), released, schema, None if test is None else as_read(test, schema),
+                         label, sdmetrics=sdmetrics, baseline=baseline, bins_1way=bins_1way, bins_2way=bins_2way,
+                         seed=seed)
+
+
+def evaluate_read(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, test: pd.DataFrame | None = None,
+                  label: str | None = None, *, sdmetrics: bool = True, baseline: bool = True,
+                  bins_1way: int = 20, bins_2way: int = 10, seed: int = 0) -> Evaluation:
+    """:func:`evaluate` of real tables already read (:func:`~.cells.as_read`), for a caller that reads them once."""
     has_label = test is not None or label is not None or schema.label is not None
-    col = _label_column(schema, label) if has_label else None  # a bad label fails before any work
-    real, test = as_read(real, schema), None if test is None else as_read(test, schema)
+    col = _label_column(schema, label) if has_label else None  # a bad label fails before any measure
     ev = Evaluation(
         n_real=len(real), n_released=len(released),
         tvd_1way=tvd_1way(real, released, schema, bins_1way),

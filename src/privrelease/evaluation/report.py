@@ -30,7 +30,15 @@ import pandas as pd
 
 from ..schema import Schema
 from .cells import as_read, cell_codes, is_datetime
-from .fidelity import PRIVATE_NOTICE, TSTR_MODELS, Evaluation, _corr, _design, _one_thread, evaluate
+from .fidelity import (
+    PRIVATE_NOTICE,
+    TSTR_MODELS,
+    Evaluation,
+    _corr,
+    _design,
+    _one_thread,
+    evaluate_read,
+)
 from .figures import _date, cell_labels, clip, column_figure, cramers_v, heatmap_figure
 
 BANNER = ("PRIVATE - NOT FOR PUBLICATION. This report shows statistics computed from the real (private) "
@@ -326,8 +334,8 @@ def build_report(real: pd.DataFrame, released: pd.DataFrame, schema: Schema, *, 
                  label: str | None = None, certificate: dict | None = None, ledger: list[dict] | None = None,
                  sdmetrics: bool = True, title: str = "privrelease quality report") -> str:
     """The report as one self-contained HTML string (reads the private ``real`` table: not for publication)."""
-    real = as_read(real, schema)
-    ev = evaluate(real, released, schema, test=test, label=label, sdmetrics=sdmetrics)
+    real, test = as_read(real, schema), None if test is None else as_read(test, schema)
+    ev = evaluate_read(real, released, schema, test=test, label=label, sdmetrics=sdmetrics)
     left = _left_out(ev, sdmetrics, certificate, ledger, schema)
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

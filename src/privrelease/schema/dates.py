@@ -282,6 +282,9 @@ def datetime_from_dict(name: str, spec) -> DatetimeColumn:
 
 def dates_as_numbers(df: pd.DataFrame, schema) -> pd.DataFrame:
     """``df`` with each datetime column of ``schema`` as whole units since 1970-01-01 (NaN where
-    missing), so that code comparing numeric columns (the evaluation) sees dates as numbers."""
+    missing, a declared spelling of a missing value included), so that code comparing numeric columns (the
+    evaluation) sees dates as numbers."""
+    from .encoding import read_missing
+
     cols = [c for c in schema.columns if isinstance(c, DatetimeColumn) and c.name in df.columns]
-    return df.assign(**{c.name: c.to_units(df[c.name]) for c in cols}) if cols else df
+    return df.assign(**{c.name: c.to_units(read_missing(df[c.name], schema, c)) for c in cols}) if cols else df
