@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import InputDataError
+from .io.tables import csv_read_options
 from .schema import Schema
 
 EXAMPLES = {"adult": ("adult_train.csv.gz", "adult.yaml")}
@@ -30,7 +31,7 @@ def load_example(name: str, part: str = "train") -> tuple[pd.DataFrame, Schema]:
     if part == "test":
         file = file.replace("train", "test")
     schema = Schema.from_yaml(data_path(schema_file))
-    df = pd.read_csv(data_path(file), dtype={c.name: str for c in schema.categorical})
+    df = pd.read_csv(data_path(file), **csv_read_options(schema))
     return df, schema
 
 

@@ -141,8 +141,10 @@ def numeric_columns(draw, name: str, n: int, rng: np.random.Generator):
 @st.composite
 def categorical_columns(draw, name: str, n: int, rng: np.random.Generator, label: bool = False):
     k = draw(st.integers(1, 5)) if label else draw(st.integers(1, 6))
-    style = draw(st.sampled_from(["words", "digits"]))
-    levels = [f"{name}_{i}" if style == "words" else str(10 * i + 1) for i in range(k)]
+    style = draw(st.sampled_from(["words", "digits", "words", "digits", "like_missing"]))
+    like_missing = ["NA", "None", "null", "NaN", "n/a", "N/A"]  # levels a CSV reader takes for missing by default
+    levels = [f"{name}_{i}" if style == "words" else like_missing[i] if style == "like_missing" else str(10 * i + 1)
+              for i in range(k)]
     spec = {"type": "categorical", "categories": list(levels)}
     weights = np.array([draw(st.sampled_from([0.0, 0.01, 1.0, 5.0])) for _ in levels])  # never-seen, rare, common
     if weights.sum() == 0:

@@ -52,8 +52,8 @@ from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (MAX_DECIMALS, NA_TOKENS, ColumnCounts, StatedFacts, as_days, as_numbers,
                              canonical_text, decide_kind, declared_levels_spec, drafted_step, fresh_identifiers_hint,
-                             identifier_name, integer_unsure, integer_unsure_line, iso_day, label_missing_line, value_classes,
-                             whole_numbers, with_timezone)
+                             identifier_name, integer_unsure, integer_unsure_line, iso_day, label_missing_line,
+                             levels_apart_from_spellings, value_classes, whole_numbers, with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
 from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
@@ -209,8 +209,8 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
     if not columns:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     _say_summaries(ctx)
-    schema = {"na_values": [t for t in NA_TOKENS if t], "provenance": _provenance(eps, total_delta, ctx, plans),
-              "columns": columns}
+    schema = levels_apart_from_spellings({"na_values": [t for t in NA_TOKENS if t],
+                                          "provenance": _provenance(eps, total_delta, ctx, plans), "columns": columns})
     return Draft(schema, PrivacyCost(eps, total_delta), ctx.warnings)
 
 

@@ -30,13 +30,24 @@ def table_format(path: str | Path) -> str:
     raise InputDataError(f"{path.name}: unsupported file type; use .csv, .csv.gz or .parquet")
 
 
-def _csv_dtypes(schema) -> dict:
+def csv_read_options(schema) -> dict:
+    """``read_csv`` keywords for the schema's columns. A categorical column's cells are read as written, only an
+    empty cell being missing: its other spellings of a missing value are the schema's ``na_values`` (read later by
+    :func:`privrelease.schema.encoding.read_missing`, as a Parquet file's text is), so a level that pandas would
+    take for a missing value ("NA", "None", "null") is the level the schema declares, in a CSV as in Parquet. A
+    date column is read as text too (20200131 is a date); it and the numeric columns keep pandas' spellings."""
     if schema is None:
         return {}
+    from pandas._libs.parsers import STR_NA_VALUES
+
     from ..schema.dates import DatetimeColumn
 
-    dates = [c for c in schema.numeric if isinstance(c, DatetimeColumn)]  # as written (20200131 is a date)
-    return {c.name: str for c in [*schema.categorical, *dates]}
+    levels = {c.name for c in schema.categorical}
+    dates = {c.name for c in schema.numeric if isinstance(c, DatetimeColumn)}
+    derived = [n for c in getattr(schema, "constraints", ()) for n in c.derived]
+    pandas_na = sorted(STR_NA_VALUES)
+    return {"dtype": {n: str for n in sorted(levels | dates)}, "keep_default_na": False,
+            "na_values": {n: [""] if n in levels else pandas_na for n in [*schema.names, *derived]}}
 
 
 def warn_extra_columns(columns, schema, source: str) -> None:
@@ -64,7 +75,7 @@ def read_table(path: str | Path, schema=None, sep: str | None = None, encoding: 
     fmt, _ = input_format(path)
     with _read_errors(path, fmt):
         if fmt == "csv":
-            text = {"dtype": str, "keep_default_na": False} if as_text else {"dtype": _csv_dtypes(schema)}
+            text = {"dtype": str, "keep_default_na": False} if as_text else csv_read_options(schema)
             return pd.read_csv(path, skipinitialspace=True, **text, **csv_options(path, sep, encoding))
         df = pd.read_parquet(path)
         _check_unique(list(df.columns), path)
@@ -84,7 +95,7 @@ def iter_table_chunks(path: str | Path, schema=None, chunk_rows: int = 200_000, 
     fmt, _ = input_format(path)
     with _read_errors(path, fmt):
         if fmt == "csv":
-            yield from pd.read_csv(path, dtype=_csv_dtypes(schema), skipinitialspace=True, chunksize=chunk_rows,
+            yield from pd.read_csv(path, **csv_read_options(schema), skipinitialspace=True, chunksize=chunk_rows,
                                    **csv_options(path, sep, encoding))
         else:
             yield from _parquet_chunks(path, schema, chunk_rows)

@@ -85,14 +85,14 @@ class FileSource:
         runs of row groups of about 64 MiB, each read by pyarrow in one task (a worker holds a few
         copies of its partition while encoding: measured 2.2 GB peak per worker with one 250 MB file
         per partition)."""
-        from ..io.tables import _csv_dtypes
+        from ..io.tables import csv_read_options
 
         files = [str(p) for p in self.paths]
         if input_format(self.paths[0])[0] == "csv":
             import dask.dataframe as dd
 
             opts = csv_options(self.paths[0], self.sep, self.encoding)
-            ddf = dd.read_csv(files, dtype=_csv_dtypes(self.schema), skipinitialspace=True,
+            ddf = dd.read_csv(files, **csv_read_options(self.schema), skipinitialspace=True,
                               blocksize=None if opts["compression"] else "64MB", **opts)
             return ddf.to_delayed()
         return self._parquet_partitions()

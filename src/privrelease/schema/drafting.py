@@ -38,7 +38,8 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
     columns are left out with a warning. Numeric bounds are widened to round numbers.
     """
     from .values import NA_TOKENS, ColumnCounts, StatedFacts, canonical_text, decide_kind, declared_levels_spec, \
-        drafted_step, identifier_name, missing_tokens, value_classes, whole_numbers, with_timezone
+        drafted_step, identifier_name, levels_apart_from_spellings, missing_tokens, value_classes, whole_numbers, \
+        with_timezone
 
     facts = facts or StatedFacts()
     if facts.label is not None and facts.label not in df.columns:
@@ -78,7 +79,7 @@ def draft_schema_dict(df, max_levels: int = 50, facts=None) -> dict:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
     out: dict = {"na_values": [t for t in NA_TOKENS if t in na]} if na else {}
     out["columns"] = cols
-    return out
+    return levels_apart_from_spellings(out)
 
 
 def _finest_unit(days: np.ndarray) -> str:

@@ -31,6 +31,7 @@ from ..errors import PRIVATE_PREFIX, InputDataError, PrivateDataWarning, SchemaE
 from .dates import DatetimeColumn
 from .precision import is_whole, significant, snap
 from .schema import CategoricalColumn, NumericColumn, Schema
+from .values import is_na_spelling
 
 OUT_OF_BOUNDS_POLICIES = ("clip", "error")
 
@@ -330,20 +331,6 @@ def read_missing(s: pd.Series, schema, column) -> pd.Series:
     ``na_values`` and the column's own) read as missing; every reader of a private table goes through it."""
     na = schema.missing_spellings(column)
     return s.mask(is_na_spelling(s, na)) if na else s
-
-
-def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
-    """Where ``s`` holds one of the declared missing-value spellings: compared after stripping spaces
-    and ignoring case, and, for a numeric spelling, by value (-999 matches -999.0 and " -999")."""
-    words = {str(v).strip().casefold() for v in na_values}
-    numbers = pd.to_numeric(pd.Series(sorted(words)), errors="coerce").dropna().to_numpy()
-    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):  # numbers: compared as numbers
-        return s.isin(numbers)
-    text = s.astype(str).str.strip().str.casefold()
-    hit = text.isin(words)
-    if len(numbers):
-        hit |= pd.to_numeric(text, errors="coerce").isin(numbers)
-    return hit & s.notna()
 
 
 def warn_one_class(column: CategoricalColumn, class_counts, n_records: int | None = None) -> list[str]:

@@ -19,7 +19,7 @@ import yaml
 from ..errors import SchemaError, option, shorten, shorten_list
 from .constraints import parse_constraints
 from .precision import grid_range
-from .values import spellings
+from .values import spellings, unreadable_levels
 
 ROLES = (None, "feature", "label", "target")
 MISSING_LEVEL = "(missing)"  # the internal level of a categorical column declared 'missing: allowed'
@@ -251,6 +251,8 @@ class Schema:
             raise SchemaError(f"at most one label column is allowed, got {labels}")
         if self.row_norm_bound is not None and not (self.row_norm_bound > 0):
             raise SchemaError("row_norm_bound must be positive")
+        for c in self.categorical:
+            unreadable_levels(c, self.missing_spellings(c))
         from .constraints import validate_constraints
 
         object.__setattr__(self, "constraints", tuple(self.constraints))
@@ -461,10 +463,8 @@ def _column_from_dict(name: str, spec: Any) -> Column:
         raise SchemaError(f"column '{name}': type must be 'numeric', 'categorical', 'datetime' or 'time', got {ctype!r}")
     unknown = set(spec) - _COLUMN_KEYS[ctype]
     if unknown:
-        raise SchemaError(
-            f"column '{name}': unknown keys {sorted(unknown)} for a {ctype} column; "
-            f"allowed: {sorted(_COLUMN_KEYS[ctype])}"
-        )
+        raise SchemaError(f"column '{name}': unknown keys {sorted(unknown)} for a {ctype} column; "
+                          f"allowed: {sorted(_COLUMN_KEYS[ctype])}")
     role = spec.get("role")
     if ctype == "datetime":
         from .dates import datetime_from_dict

@@ -58,6 +58,51 @@ EMPTY_SHARE = 0.01  # fewer present values than this share of n: an empty column
 MIN_IDENTIFIER_N = 100  # below this many records, distinct values say little: never identifier-like
 
 
+def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
+    """Where ``s`` holds one of the declared missing-value spellings: compared after stripping spaces
+    and ignoring case, and, for a numeric spelling, by value (-999 matches -999.0 and " -999")."""
+    words = {str(v).strip().casefold() for v in na_values}
+    numbers = pd.to_numeric(pd.Series(sorted(words)), errors="coerce").dropna().to_numpy()
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):  # numbers: compared as numbers
+        return s.isin(numbers)
+    text = s.astype(str).str.strip().str.casefold()
+    hit = text.isin(words)
+    if len(numbers):
+        hit |= pd.to_numeric(text, errors="coerce").isin(numbers)
+    return hit & s.notna()
+
+
+def unreadable_levels(column, na_values) -> None:
+    """Refuse a categorical column whose declared level is also one of its spellings of a missing value: its
+    cells would be read as missing, so the level could never be read nor released. The level a ``missing:``
+    entry names is exempt: missing values are meant to become it."""
+    levels = [c for c in column.categories if c != str(column.missing)]
+    hit = [lv for lv, h in zip(levels, is_na_spelling(pd.Series(levels, dtype=object), na_values)) if h]
+    if na_values and hit:
+        raise SchemaError(f"column '{column.name}': level(s) {shorten_list(hit)} are also spellings of a missing "
+                          f"value (na_values), so their cells would be read as missing: take them out of the "
+                          f"schema's na_values (a column's own na_values can name them where they do mean missing)")
+
+
+def levels_apart_from_spellings(schema: dict) -> dict:
+    """A drafted schema (its dict) in which no declared level is a spelling of a missing value: a schema-wide
+    spelling that is a level of some categorical column (a league called "NA") leaves the schema-wide
+    ``na_values`` and joins the own ``na_values`` of every column without that level, where it still means missing."""
+    columns, na = schema.get("columns", {}), list(schema.get("na_values") or ())
+
+    def is_level(spec: dict, token: str) -> bool:
+        levels = [str(c) for c in spec.get("categories", ()) if c != spec.get("missing")]
+        return spec.get("type") == "categorical" and bool(is_na_spelling(pd.Series(levels, dtype=object), [token]).any())
+
+    clash = [t for t in na if any(is_level(spec, t) for spec in columns.values())]
+    for spec in columns.values():
+        own = [t for t in clash if not is_level(spec, t)]
+        if own:
+            spec["na_values"] = [*spec.get("na_values", []), *own]
+    kept = [t for t in na if t not in clash]
+    return {**schema, "na_values": kept} if kept else {k: v for k, v in schema.items() if k != "na_values"}
+
+
 def canonical_text(s: pd.Series) -> pd.Series:
     """Each value as text, decided from that value alone: text stripped of spaces, an integral
     float without ``.0`` (``0.0`` -> ``'0'``), missing values (None, NaN) as ``""``.
