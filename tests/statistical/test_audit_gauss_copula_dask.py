@@ -149,11 +149,11 @@ def test_weighted_histograms_audit_on_dask(monkeypatch, dask_cluster):
 def test_tree_levels_audit_on_dask_counts(monkeypatch, on_cluster, labelled):
     """The tree witness of ``test_audit_gauss_copula_tree``: the leaf counts are counted on the workers,
     every level's counts derived from them and released by the mechanism."""
-    tree_audit.check_real_and_mutant(monkeypatch, 2.0, 20_000, (17, 18), "tree", labelled, make_passes=on_cluster)
+    tree_audit.check_real_and_mutant(monkeypatch, 2.0, 12_000, (17, 18), "tree", labelled, make_passes=on_cluster)
 
 
 @pytest.mark.slow
 def test_missing_cell_audit_on_dask_counts(monkeypatch, on_cluster):
     """The missing-cell witness on the workers (the encoder gives NaN for a missing value there)."""
-    tree_audit.check_real_and_mutant(monkeypatch, 2.0, 20_000, (19, 20), "missing",
+    tree_audit.check_real_and_mutant(monkeypatch, 2.0, 8_000, (19, 20), "missing",
                                      make_passes=lambda data: on_cluster(data, MISSING_SCHEMA))

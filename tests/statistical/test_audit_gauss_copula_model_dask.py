@@ -54,7 +54,7 @@ def on_cluster(dask_cluster):
 @pytest.mark.slow
 @pytest.mark.ci_slice
 def test_model_measurement_audit_on_dask_counts(monkeypatch, on_cluster):
-    check_measurement(monkeypatch, 2.0, 40_000, (35, 36), make_passes=on_cluster)
+    check_measurement(monkeypatch, 2.0, 10_000, (35, 36), make_passes=on_cluster)
 
 
 @pytest.mark.slow
