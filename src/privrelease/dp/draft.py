@@ -52,9 +52,10 @@ from ..noise import make_source
 from ..schema import Schema
 from ..schema.values import (MAX_DECIMALS, NA_TOKENS, ColumnCounts, StatedFacts, as_days, as_numbers,
                              canonical_text, decide_kind, declared_levels_spec, drafted_step, fresh_identifiers_hint,
-                             identifier_name, integer_unsure, integer_unsure_line, iso_day, label_missing_line,
+                             identifier_name, integer_unsure, iso_day, label_missing_line,
                              levels_apart_from_spellings, value_classes, whole_numbers, with_timezone)
 from .costs import PrivacyCost, check_delta, check_epsilon
+from .draft_lines import say_missing, say_other_share, say_summaries
 from .partition import partition_parameters, select_levels
 from .quantiles import SCALE_MARGIN, Scale, dp_scaled_bounds, laplace_threshold, noisy_magnitudes, range_grid
 
@@ -67,9 +68,7 @@ PROFILE_SHARE = 0.25  # of a column's epsilon, for its noisy profile (when it ha
 KIND_NOISE_SHARE = 0.02
 SCALE_SHARE = 0.4  # of what remains for a numeric column's bounds, for its scale (without a public range)
 PROFILE_SENSITIVITY = 4.0  # L1: the class histogram (2), values outside the top levels (1), repeats (1)
-OTHER_NOTABLE_SHARE = 0.01  # a share of the records in '(other)' worth a warning
 MISSING_FLAG_RATE = 0.05  # the chance that a column without missing values is drafted 'missing: allowed'
-MISSING_SURE_RATE = 0.001  # ... and drafted so without a warning that it may hold none
 
 
 @dataclass
@@ -208,7 +207,7 @@ def dp_draft(df: pd.DataFrame, epsilon: float, delta: float | None = None, *, rn
             columns[plan.name] = spec
     if not columns:
         raise SchemaError("the draft kept no column (every column was empty or identifier-like)")
-    _say_summaries(ctx)
+    say_summaries(ctx, PROFILE_SHARE * ctx.eps_c)
     schema = levels_apart_from_spellings({"na_values": [t for t in NA_TOKENS if t],
                                           "provenance": _provenance(eps, total_delta, ctx, plans), "columns": columns})
     return Draft(schema, PrivacyCost(eps, total_delta), ctx.warnings)
@@ -227,6 +226,7 @@ class _Context:
     magnitudes: list = field(default_factory=list)  # columns whose drafted bounds are magnitudes, not quantiles
     unread: list = field(default_factory=list)  # declared-level columns drafted 'missing: allowed' unread
     unsure: list = field(default_factory=list)  # stated numeric columns whose integer flag the noise decided
+    undecided: dict = field(default_factory=dict)  # "levels"/"bounds": [(name, figure, its line)], said together
 
 
 def _draft_column(s: pd.Series, plan: ColumnPlan, ctx: _Context) -> dict | None:
@@ -279,7 +279,7 @@ def _time_column(text: pd.Series, name: str, eps: float, ctx: _Context) -> dict:
     noisy, b = noisy_magnitudes(v, eps, ctx.source)
     if name not in ctx.facts.complete and float(noisy[-1]) > laplace_threshold(b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
-        _say_missing(name, float(noisy[-1]), b, ctx)
+        say_missing(name, float(noisy[-1]), b, ctx)
     return spec
 
 
@@ -329,10 +329,10 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
                                  margin=SCALE_MARGIN, dates=dates,  # dates: years, then days
                                  integer=kind == "integer")
         if not scale.supported:
-            ctx.warnings.append(
-                f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "
-                f"are; no bounds drafted: state them in the schema (public), or give --range {name}=lo,hi, or more "
-                f"epsilon")
+            line = (f"column '{name}': the budget ({eps:.3g} for its bounds, n = {ctx.n:,}) cannot tell where its values "
+                    f"are; no bounds drafted: state them in the schema (public), or give --range {name}=lo,hi, or more "
+                    f"epsilon")
+            ctx.undecided.setdefault("bounds", []).append((name, eps, line))
             spec.update(lower=None, upper=None)
         elif dates:
             lo, hi = scale.lo, scale.hi
@@ -356,7 +356,7 @@ def _bounded_column(text: pd.Series, name: str, kind: str, eps: float, ctx: _Con
         spec["integer"] = True
     if name not in ctx.facts.complete and scale.missing > laplace_threshold(scale.b, MISSING_FLAG_RATE):
         spec["missing"] = "allowed"
-        _say_missing(name, scale.missing, scale.b, ctx)
+        say_missing(name, scale.missing, scale.b, ctx)
         if spec.get("lower") is not None and spec["lower"] == spec["upper"]:  # one value or missing: not a constant
             spec["upper"] = spec["lower"] + 1
     return spec
@@ -371,11 +371,14 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
     is_label = name == ctx.facts.label
     if len(levels) <= (1 if is_label else 0):
         _, tau = partition_parameters(eps, ctx.delta_c)
-        ctx.warnings.append(
-            f"column '{name}': {'only one level' if levels else 'no level'} cleared the DP threshold (a level needs "
-            f"about {tau:,.0f} records at this budget, n = {ctx.n:,})"
-            + ("; a release refuses a label with one level" if is_label else "")
-            + f": declare its levels (--levels FILE), or more epsilon")
+        line = (f"column '{name}': {'only one level' if levels else 'no level'} cleared the DP threshold (a level "
+                f"needs about {tau:,.0f} records at this budget, n = {ctx.n:,})"
+                + ("; a release refuses a label with one level" if is_label else "")
+                + ": declare its levels (--levels FILE), or more epsilon")
+        if is_label:
+            ctx.warnings.append(line)
+        else:
+            ctx.undecided.setdefault("levels", []).append((name, tau, line))
     other = OTHER if OTHER not in levels else OTHER + " "
     spec = {"type": "categorical", "categories": list(levels) + [other]}
     if is_label:
@@ -385,68 +388,11 @@ def _categorical_column(text: pd.Series, name: str, eps: float, ctx: _Context) -
             ctx.warnings.append(label_missing_line(name, sel.missing / ctx.n))
         else:
             spec["missing"] = "allowed"
-            _say_missing(name, sel.missing, sel.b, ctx)
+            say_missing(name, sel.missing, sel.b, ctx)
     spec["other"] = other
     if levels:
-        _say_other_share(name, other, sel, ctx)
+        say_other_share(name, other, sel, ctx)
     return spec
-
-
-def _say_summaries(ctx: _Context) -> None:
-    """The warnings that name several columns at once, each in one line."""
-    _say_magnitudes(ctx)
-    if ctx.unsure:
-        ctx.warnings.append(integer_unsure_line(ctx.unsure, PROFILE_SHARE * ctx.eps_c, ctx.n))
-    _say_unread(ctx)
-
-
-def _say_magnitudes(ctx: _Context) -> None:
-    """One warning naming the columns whose drafted bounds are magnitudes (:func:`dp_scaled_bounds` skipped
-    their quantiles), with the fix."""
-    if ctx.magnitudes:
-        ctx.warnings.append(
-            f"{len(ctx.magnitudes)} column(s) got bounds at powers of two around their values, not their "
-            f"{ctx.quantiles[0]:g} and {ctx.quantiles[1]:g} quantiles: at epsilon {ctx.eps_c:.3g} a column "
-            f"(n = {ctx.n:,}) the quantiles would be mostly noise, and such wide bounds leave room for a release's "
-            f"noise to place a few values far beyond the data; state public bounds (--range, or in the schema) "
-            f"or draft with more epsilon: {shorten_list(ctx.magnitudes, 12)}")
-
-
-def _say_unread(ctx: _Context) -> None:
-    """One warning naming the columns of declared levels drafted ``missing: allowed`` without a look (their levels
-    cost nothing, so nothing of them was read), with the fix: a complete one would get a few missing values, the
-    noise's share of its missing cell (Ecdat's OFP: 0.2-1.9 % in each of seven complete yes/no columns)."""
-    if ctx.unread:
-        ctx.warnings.append(
-            f"{len(ctx.unread)} column(s) with declared levels were not read (their levels cost nothing) and allow "
-            f"missing values; if they have none, state it (--complete {','.join(ctx.unread)}), or the release will "
-            f"write a few missing values in them")
-
-
-def _say_missing(name: str, noisy: float, b: float, ctx: _Context) -> None:
-    """Say, with its DP estimate, that a column was drafted ``missing: allowed`` on a noisy missing count that a
-    column holding none reaches more than ``MISSING_SURE_RATE`` of the time (Laplace ``b``), so that it may hold
-    none: at the public threshold a complete column is drafted so ``MISSING_FLAG_RATE`` of the time, and the
-    release then writes a few missing values in it (post-processing of the released noisy count)."""
-    sd = b * math.sqrt(2.0)
-    if noisy < laplace_threshold(b, MISSING_SURE_RATE):
-        ctx.warnings.append(
-            f"column '{name}': drafted 'missing: allowed' on about {100 * noisy / ctx.n:.1f}% of its records missing (a "
-            f"DP estimate, give or take {100 * sd / ctx.n:.1f}%); if it holds none, state it (--complete {name}), or "
-            f"the release will write a few missing values in it")
-
-
-def _say_other_share(name: str, other: str, sel, ctx: _Context) -> None:
-    """Say, with its DP estimate, how much of a column went to ``other`` when that share is notable: above
-    :data:`OTHER_NOTABLE_SHARE` of n and twice the standard deviation of its noise (post-processing of
-    the selection's noisy counts)."""
-    rest = ctx.n - float(np.sum(sel.counts)) - max(sel.missing, 0.0)
-    sd = sel.b * math.sqrt(2.0 * (len(sel.counts) + 1))
-    if rest > max(OTHER_NOTABLE_SHARE * ctx.n, 2.0 * sd):
-        ctx.warnings.append(
-            f"column '{name}': about {100 * rest / ctx.n:.1f}% of its records (a DP estimate, give or take "
-            f"{100 * sd / ctx.n:.1f}%) hold levels too rare to keep under DP and are released as '{other}'; declare "
-            f"its levels (--levels FILE) to keep them")
 
 
 def _provenance(eps: float, total_delta: float, ctx: _Context, plans) -> dict:
