@@ -141,9 +141,15 @@ def select_batch(eps, make_passes, est):
     return run
 
 
+def measurement_rho(eps, make_passes) -> float:
+    """The measured round's rho as the mechanism derives it (public: its budget, not its noise)."""
+    d0 = measurement_pair()[0]
+    return fitted(eps, WordsRecordingSource(np.random.default_rng(0)), CAT2, make_passes(d0)).rho_split_["model_measure"]
+
+
 def audit_measurement(eps, trials, seed, make_passes):
     d0, d1 = measurement_pair()
-    rho = fitted(eps, WordsRecordingSource(np.random.default_rng(0)), CAT2, make_passes(d0)).rho_split_["model_measure"]
+    rho = measurement_rho(eps, make_passes)
     thr = -1.0 + 3.0 * (2.0 / math.sqrt(2.0 * rho)) / 2.0  # d1's mean + 3 mutant stds: fixed by the design
     return audit_epsilon(batch=measure_batch(eps, make_passes), d0=d0, d1=d1, event=lambda s: np.asarray(s) >= thr,
                          trials=trials, seed=seed, delta=DELTA, claimed=eps)
@@ -204,11 +210,11 @@ def check_measurement(monkeypatch, eps, trials, seeds, make_passes=in_memory):
     MEASUREMENT.patch(monkeypatch)
     real = audit_measurement(eps, trials, seeds[0], make_passes)
     assert real.epsilon_lower <= eps, real.summary()
-    d0, d1 = measurement_pair()
-    rho = fitted(eps, WordsRecordingSource(np.random.default_rng(0)), CAT2, make_passes(d0)).rho_split_["model_measure"]
+    claim = math.sqrt(2.0 * measurement_rho(eps, make_passes))
     monkeypatch.setattr(measure_mod, "MEASURE_SENSITIVITY", math.sqrt(2.0) / 2)
+    d0, d1 = measurement_pair()
     mutant = audit_mu(batch=measure_batch(eps, make_passes), d0=d0, d1=d1, trials=trials, seed=seeds[1],
-                      claimed=math.sqrt(2.0 * rho))
+                      claimed=claim)
     assert mutant.caught, mutant.summary()
 
 

@@ -72,13 +72,20 @@ def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
     return hit & s.notna()
 
 
+def spelled_levels(categories, missing, na_values) -> list[str]:
+    """The declared levels (``categories`` but the level a ``missing:`` entry names, where missing values are meant
+    to go) that one of the spellings ``na_values`` of a missing value matches, as a reader matches them."""
+    levels = [str(c) for c in categories if c != missing]
+    if not na_values or not levels:
+        return []
+    return [lv for lv, h in zip(levels, is_na_spelling(pd.Series(levels, dtype=object), na_values)) if h]
+
+
 def unreadable_levels(column, na_values) -> None:
     """Refuse a categorical column whose declared level is also one of its spellings of a missing value: its
-    cells would be read as missing, so the level could never be read nor released. The level a ``missing:``
-    entry names is exempt: missing values are meant to become it."""
-    levels = [c for c in column.categories if c != str(column.missing)]
-    hit = [lv for lv, h in zip(levels, is_na_spelling(pd.Series(levels, dtype=object), na_values)) if h]
-    if na_values and hit:
+    cells would be read as missing, so the level could never be read nor released."""
+    hit = spelled_levels(column.categories, str(column.missing), na_values)
+    if hit:
         raise SchemaError(f"column '{column.name}': level(s) {shorten_list(hit)} are also spellings of a missing "
                           f"value (na_values), so their cells would be read as missing: take them out of the "
                           f"schema's na_values (a column's own na_values can name them where they do mean missing)")
@@ -91,8 +98,8 @@ def levels_apart_from_spellings(schema: dict) -> dict:
     columns, na = schema.get("columns", {}), list(schema.get("na_values") or ())
 
     def is_level(spec: dict, token: str) -> bool:
-        levels = [str(c) for c in spec.get("categories", ()) if c != spec.get("missing")]
-        return spec.get("type") == "categorical" and bool(is_na_spelling(pd.Series(levels, dtype=object), [token]).any())
+        return spec.get("type") == "categorical" and bool(spelled_levels(spec["categories"], spec.get("missing"),
+                                                                         [token]))
 
     clash = [t for t in na if any(is_level(spec, t) for spec in columns.values())]
     for spec in columns.values():
