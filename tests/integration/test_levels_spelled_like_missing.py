@@ -88,3 +88,18 @@ def test_a_draft_with_such_a_declared_level_writes_a_schema_that_loads(tmp_path,
     assert "NA" not in schema.na_values and "None" not in schema.na_values
     assert {"NA", "None"} <= set(schema["kind"].na_values)  # still missing where they are no level
     assert set(schema["lg"].na_values).isdisjoint({"NA", "None"})
+
+
+def test_an_empty_level_is_refused_in_one_line_by_the_schema_and_by_the_draft(tmp_path, capsys):
+    """An empty cell is missing in every column, so a declared level '' could never be read (a CSV's levels read
+    with keep_default_na=False hold one where the file has missing values)."""
+    with pytest.raises(SchemaError, match=r"column 'r': an empty level \(''\) cannot be told from a missing") as e:
+        Schema.from_dict({"columns": {"r": {"type": "categorical", "categories": ["a", ""], "missing": "allowed"}}})
+    assert "\n" not in str(e.value)
+    path, _ = _table(tmp_path)
+    levels = tmp_path / "levels.yaml"
+    levels.write_text("kind: [a, b, '']\n")
+    code, out, err = run_cli(["schema", "draft", str(path), "--categorical", "lg,kind", "--integer", "g",
+                              "--levels", str(levels)], capsys)
+    assert code != 0 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "lists an empty level for kind" in err

@@ -82,8 +82,13 @@ def spelled_levels(categories, missing, na_values) -> list[str]:
 
 
 def unreadable_levels(column, na_values) -> None:
-    """Refuse a categorical column whose declared level is also one of its spellings of a missing value: its
-    cells would be read as missing, so the level could never be read nor released."""
+    """Refuse a categorical column whose declared level is also one of its spellings of a missing value, or is
+    empty (an empty cell is missing in every column): its cells would be read as missing, so the level could never
+    be read nor released."""
+    empty = [c for c in column.categories if c != column.missing and str(c).strip() == ""]
+    if empty:
+        raise SchemaError(f"column '{column.name}': an empty level ('') cannot be told from a missing value (an empty "
+                          f"cell): take it out of the categories (missing: allowed releases missing values as missing)")
     hit = spelled_levels(column.categories, str(column.missing), na_values)
     if hit:
         raise SchemaError(f"column '{column.name}': level(s) {shorten_list(hit)} are also spellings of a missing "
