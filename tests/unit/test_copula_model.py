@@ -418,6 +418,29 @@ def test_the_models_threshold_zeroes_a_numeric_histograms_tails_not_a_thin_run_b
     assert denoise(noisy, 120.0, 10.0)[3] == 0  # categorical levels: every cell below the floor
 
 
+def test_a_tail_cell_apart_from_the_range_passes_the_floors_rate_once_for_every_cell_beyond_it():
+    """A cell past empty-looking ones joins the range only at the Bonferroni level for the cells beyond the range
+    (10 of them: 2.84 stds where the floor is 2); one next to the range, or a real far mode, joins at the floor."""
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import denoise, kept_range
+
+    bulk = [300.0, 900.0, 500.0]
+    far = np.array(bulk + [-4.0, 3.0, -9.0, 25.0, 1.0, -2.0, 6.0, -7.0, 0.0])  # 25 = 2.5 stds of 10
+    assert kept_range(far, 20.0, 10.0) == (0, 2)
+    out = denoise(far, 1700.0, 20.0, tails=True, std=10.0)
+    assert out[3:].sum() == 0 and out.sum() == pytest.approx(1700.0)
+    assert denoise(far, 1700.0, 20.0, tails=True)[6] > 0  # without the std: the floor alone, as before
+    assert kept_range(np.array(bulk + [-4.0, 3.0, 40.0]), 20.0, 10.0) == (0, 5)  # 2 cells beyond: 2.24 stds
+    assert kept_range(np.array(bulk + [21.0, 22.0, 3.0, 1.0]), 20.0, 10.0) == (0, 4)  # next to the range
+    assert kept_range(np.array([-3.0, 2.0, 210.0, 5.0, 900.0, 700.0]), 20.0, 10.0) == (2, 5)  # a far mode
+    rng = np.random.default_rng(0)
+    empty = rng.normal(0.0, 10.0, (4000, 10))
+    grown = np.mean([kept_range(np.r_[bulk, e], 20.0, 10.0)[1] > 2 for e in empty])
+    # about twice the floor's rate (0.023): the cell next to the range at the floor, the nine apart together at it;
+    # the floor alone on each cell: 1 - 0.977 ** 10 = 0.21
+    assert grown < 0.06
+    assert np.mean((empty >= 20.0).any(axis=1)) > 0.15
+
+
 def test_a_numeric_columns_missing_cell_is_no_part_of_its_tails():
     """The missing values' cell (the tree's first) is kept at its noisy count, below the floor or not, and does not
     end the ordered range's leading tail: before, a missing share under the floor was zeroed as a tail cell (a

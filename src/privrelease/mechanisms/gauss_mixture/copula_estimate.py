@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.special import ndtr, ndtri
 
 from . import copula_defaults as D
 from .copula_plan import pair_counts
@@ -27,28 +28,61 @@ from .copula_tree import NumericTree
 
 
 # ---- one-way histograms -------------------------------------------------------------------------------
-def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False, unordered: int = 0) -> np.ndarray:
+def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False, unordered: int = 0,
+            std: float = 0.0) -> np.ndarray:
     """Counts summing to ``total`` from a noisy histogram (post-processing).
 
     Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled to the total; with
-    ``tails`` (an ordered histogram: a numeric tree's level) only those before the first cell at or above the
-    floor and after the last, the cells between kept at their noisy counts (negative ones at 0). The first
+    ``tails`` (an ordered histogram: a numeric tree's level; ``std`` its noise std) only those outside the range
+    :func:`kept_range` keeps, the cells inside kept at their noisy counts (negative ones at 0). The first
     ``unordered`` cells (a numeric column's missing values) are no part of the ordered range: kept at their noisy
     counts (negative ones at 0) and no tail's end. When no cell passes, the Euclidean projection onto the simplex
     is used.
     """
     if floor > 0:
         if tails:
-            keep = unordered + np.flatnonzero(noisy[unordered:] >= floor)
             v = np.zeros_like(noisy, dtype=np.float64)
             v[:unordered] = np.maximum(noisy[:unordered], 0.0)
-            if keep.size:
-                v[keep[0]:keep[-1] + 1] = np.maximum(noisy[keep[0]:keep[-1] + 1], 0.0)
+            kept = kept_range(np.asarray(noisy[unordered:], dtype=np.float64), floor, std)
+            if kept is not None:
+                a, b = unordered + kept[0], unordered + kept[1] + 1
+                v[a:b] = np.maximum(noisy[a:b], 0.0)
         else:
             v = np.where(noisy >= floor, noisy, 0.0)
         if v.sum() > 0:
             return v * (total / v.sum())
     return project_to_simplex(noisy, total)
+
+
+def kept_range(noisy: np.ndarray, floor: float, std: float) -> tuple[int, int] | None:
+    """``(first, last)`` of the ordered cells whose noisy counts (std ``std``) a histogram keeps, None when no cell
+    reaches ``floor`` (post-processing of released counts and the public std).
+
+    The range grows from the largest cell outward, one side at a time. A cell at or above the floor next to the
+    range joins it; a cell apart from it (empty-looking cells between) joins only if it passes the floor's
+    false-positive rate once for all the ``m`` cells beyond the range on its side, not once for itself: its
+    count must reach ``std * Phi^-1(1 - q / m)``, ``q = 1 - Phi(floor / std)`` (Bonferroni; ``m = 1`` is the
+    floor). Where the data end, each of the ``m`` empty cells passes the floor by its noise alone with
+    probability ``q`` (2.3 % at 2 stds), and one that did carried the range out to it, every cell between
+    keeping its noise: on drafted bounds at powers of two (ages bounded by 256) a release placed a few percent
+    of its records far beyond the data (``docs/derivations.md``, "Tails apart from the range")."""
+    ok = noisy >= floor
+    if not ok.any():
+        return None
+    q = float(ndtr(-floor / std)) if std > 0 else 0.0
+    k = noisy.size
+    a = b = int(np.argmax(noisy))
+
+    def joins(p: int, end: int, m: int) -> bool:
+        return bool(ok[p]) and (abs(p - end) == 1 or q <= 0 or noisy[p] >= std * float(ndtri(1.0 - q / m)))
+
+    for p in range(b + 1, k):
+        if joins(p, b, k - 1 - b):
+            b = p
+    for p in range(a - 1, -1, -1):
+        if joins(p, a, a):
+            a = p
+    return a, b
 
 
 def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
@@ -93,7 +127,8 @@ def marginals_from_noisy(parts: list, n_feat: int, n: int, labelled: bool, floor
             label = denoise(parts[n_feat].ravel(), float(n), 0.0 if np.ndim(floor) else float(floor))
     safe = np.maximum(sizes, 1e-12)
     skip = list(unordered) + [0] * (n_feat - len(unordered))
-    marginals = [np.stack([denoise(h[c], sizes[c], f, j < tails, skip[j]) / safe[c] for c in range(G)])
+    sd = [0.0] * n_feat if stds is None else [float(x) for x in stds[:n_feat]]
+    marginals = [np.stack([denoise(h[c], sizes[c], f, j < tails, skip[j], sd[j]) / safe[c] for c in range(G)])
                  for j, (h, f) in enumerate(zip(parts[:n_feat], floors))]
     weights = (sizes / n if G > 1 else label / n) if labelled else None
     return marginals, weights, sizes
