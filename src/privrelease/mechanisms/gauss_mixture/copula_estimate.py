@@ -62,10 +62,12 @@ def kept_range(noisy: np.ndarray, floor: float, std: float) -> tuple[int, int] |
     range joins it; a cell apart from it (empty-looking cells between) joins only if it passes the floor's
     false-positive rate once for all the ``m`` cells beyond the range on its side, not once for itself: its
     count must reach ``std * Phi^-1(1 - q / m)``, ``q = 1 - Phi(floor / std)`` (Bonferroni; ``m = 1`` is the
-    floor). Where the data end, each of the ``m`` empty cells passes the floor by its noise alone with
-    probability ``q`` (2.3 % at 2 stds), and one that did carried the range out to it, every cell between
-    keeping its noise: on drafted bounds at powers of two (ages bounded by 256) a release placed a few percent
-    of its records far beyond the data (``docs/derivations.md``, "Tails apart from the range")."""
+    floor). The outermost cells, which hold the public bounds' values, join at the floor: a pile at a bound (a
+    top-coded 99,999) is a far mode a table often has. Where the data end, each of the ``m`` empty cells passes
+    the floor by its noise alone with probability ``q`` (2.3 % at 2 stds), and one that did carried the range out
+    to it, every cell between keeping its noise: on drafted bounds at powers of two (ages bounded by 256) a release
+    placed a few percent of its records far beyond the data (``docs/derivations.md``, "Tails apart from the
+    range")."""
     ok = noisy >= floor
     if not ok.any():
         return None
@@ -74,7 +76,8 @@ def kept_range(noisy: np.ndarray, floor: float, std: float) -> tuple[int, int] |
     a = b = int(np.argmax(noisy))
 
     def joins(p: int, end: int, m: int) -> bool:
-        return bool(ok[p]) and (abs(p - end) == 1 or q <= 0 or noisy[p] >= std * float(ndtri(1.0 - q / m)))
+        at_floor = abs(p - end) == 1 or p in (0, k - 1) or q <= 0  # next to the range, or a bound's cell
+        return bool(ok[p]) and (at_floor or noisy[p] >= std * float(ndtri(1.0 - q / m)))
 
     for p in range(b + 1, k):
         if joins(p, b, k - 1 - b):
