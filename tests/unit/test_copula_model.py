@@ -420,25 +420,29 @@ def test_the_models_threshold_zeroes_a_numeric_histograms_tails_not_a_thin_run_b
 
 def test_a_tail_cell_apart_from_the_range_passes_the_floors_rate_once_for_every_cell_beyond_it():
     """A cell past empty-looking ones joins the range only at the Bonferroni level for the cells beyond the range
-    (9 of them: 2.80 stds where the floor is 2); one next to the range, a bound's (the outermost) or a real far mode
-    joins at the floor."""
-    from privrelease.mechanisms.gauss_mixture.copula_estimate import denoise, kept_range
+    (9 of them: 2.80 stds where the floor is 2); one next to the range, or a real far mode, joins at the floor; a
+    bound's (the outermost) joins at the floor alone, the cells between it and the range left empty."""
+    from privrelease.mechanisms.gauss_mixture.copula_estimate import denoise, kept_cells
+
+    def kept(v):
+        return np.flatnonzero(kept_cells(np.asarray(v, dtype=np.float64), 20.0, 10.0)).tolist()
 
     bulk = [300.0, 900.0, 500.0]
     far = np.array(bulk + [-4.0, 3.0, -9.0, 25.0, 1.0, -2.0, 6.0, -7.0, 0.0])  # 25 = 2.5 stds of 10
-    assert kept_range(far, 20.0, 10.0) == (0, 2)
+    assert kept(far) == [0, 1, 2]
     out = denoise(far, 1700.0, 20.0, tails=True, std=10.0)
     assert out[3:].sum() == 0 and out.sum() == pytest.approx(1700.0)
     assert denoise(far, 1700.0, 20.0, tails=True)[6] > 0  # without the std: the floor alone, as before
-    assert kept_range(np.array(bulk + [-4.0, 3.0, 26.0, 0.0]), 20.0, 10.0) == (0, 5)  # 4 cells beyond: 2.53 stds
-    assert kept_range(np.array(bulk + [-4.0, 3.0, 24.0, 0.0]), 20.0, 10.0) == (0, 2)
-    assert kept_range(np.array(bulk + [-4.0, 3.0, -9.0, 1.0, 22.0]), 20.0, 10.0) == (0, 7)  # a pile at the bound
-    assert kept_range(np.array([22.0, 3.0] + bulk), 20.0, 10.0) == (0, 4)
-    assert kept_range(np.array(bulk + [21.0, 22.0, 3.0, 1.0]), 20.0, 10.0) == (0, 4)  # next to the range
-    assert kept_range(np.array([-3.0, 2.0, 210.0, 5.0, 900.0, 700.0]), 20.0, 10.0) == (2, 5)  # a far mode
+    assert kept(bulk + [-4.0, 3.0, 26.0, 0.0]) == [0, 1, 2, 3, 4, 5]  # 4 cells beyond: 2.53 stds
+    assert kept(bulk + [-4.0, 3.0, 24.0, 0.0]) == [0, 1, 2]
+    assert kept(bulk + [-4.0, 3.0, -9.0, 1.0, 22.0]) == [0, 1, 2, 7]  # a pile at the bound, alone
+    assert kept([22.0, 3.0] + bulk) == [0, 2, 3, 4]
+    assert kept(bulk + [21.0, 22.0, 3.0, 1.0]) == [0, 1, 2, 3, 4]  # next to the range
+    assert kept([-3.0, 2.0, 210.0, 5.0, 900.0, 700.0]) == [2, 3, 4, 5]  # a far mode, with the dip before it
+    assert kept([3.0, 5.0, -1.0]) == []
     rng = np.random.default_rng(0)
     empty = rng.normal(0.0, 10.0, (4000, 10))
-    grown = np.mean([kept_range(np.r_[bulk, e], 20.0, 10.0)[1] > 2 for e in empty])
+    grown = np.mean([kept_cells(np.r_[bulk, e], 20.0, 10.0)[3:].any() for e in empty])
     # about three times the floor's rate (0.023): the cell next to the range and the bound's at the floor, the eight
     # between together at it; the floor alone on each cell: 1 - 0.977 ** 10 = 0.21
     assert grown < 0.08

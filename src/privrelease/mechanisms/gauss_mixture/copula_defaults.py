@@ -153,7 +153,7 @@ WIDE_NUMERIC = 50
 #: 0.0571 -> 0.0532 on the grid, 0.0584 -> 0.0543 with the cuts; the full cut and census_income_kdd unchanged within
 #: their spread. On categorical histograms the threshold lost census_income_kdd's small levels (1-way TVD 0.017 ->
 #: 0.021), so it stays off there. A cell apart from the counted range passes this threshold's false-positive rate once
-#: for all the cells beyond the range (:func:`~.copula_estimate.kept_range`), not once for itself.
+#: for all the cells beyond the range (:func:`~.copula_estimate.kept_cells`), not once for itself.
 MODEL_NUMERIC_THRESHOLD = 2.0
 #: A public bound's node (a value of its own below the coarsest level) holds records only where its noisy count,
 #: summed over the groups, reaches this many stds of that sum: the tails' floor above, since the bound is the

@@ -33,8 +33,8 @@ def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False, 
     """Counts summing to ``total`` from a noisy histogram (post-processing).
 
     Cells below ``floor`` (a multiple of the noise std) are set to 0 and the others scaled to the total; with
-    ``tails`` (an ordered histogram: a numeric tree's level; ``std`` its noise std) only those outside the range
-    :func:`kept_range` keeps, the cells inside kept at their noisy counts (negative ones at 0). The first
+    ``tails`` (an ordered histogram: a numeric tree's level; ``std`` its noise std) only those outside the cells
+    :func:`kept_cells` keeps, those kept at their noisy counts (negative ones at 0). The first
     ``unordered`` cells (a numeric column's missing values) are no part of the ordered range: kept at their noisy
     counts (negative ones at 0) and no tail's end. When no cell passes, the Euclidean projection onto the simplex
     is used.
@@ -43,10 +43,8 @@ def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False, 
         if tails:
             v = np.zeros_like(noisy, dtype=np.float64)
             v[:unordered] = np.maximum(noisy[:unordered], 0.0)
-            kept = kept_range(np.asarray(noisy[unordered:], dtype=np.float64), floor, std)
-            if kept is not None:
-                a, b = unordered + kept[0], unordered + kept[1] + 1
-                v[a:b] = np.maximum(noisy[a:b], 0.0)
+            kept = kept_cells(np.asarray(noisy[unordered:], dtype=np.float64), floor, std)
+            v[unordered:] = np.where(kept, np.maximum(noisy[unordered:], 0.0), 0.0)
         else:
             v = np.where(noisy >= floor, noisy, 0.0)
         if v.sum() > 0:
@@ -54,38 +52,43 @@ def denoise(noisy: np.ndarray, total: float, floor: float, tails: bool = False, 
     return project_to_simplex(noisy, total)
 
 
-def kept_range(noisy: np.ndarray, floor: float, std: float) -> tuple[int, int] | None:
-    """``(first, last)`` of the ordered cells whose noisy counts (std ``std``) a histogram keeps, None when no cell
-    reaches ``floor`` (post-processing of released counts and the public std).
+def kept_cells(noisy: np.ndarray, floor: float, std: float) -> np.ndarray:
+    """Which ordered cells a histogram keeps, from their noisy counts (std ``std``; none when no cell reaches
+    ``floor``): post-processing of released counts and the public std.
 
-    The range grows from the largest cell outward, one side at a time. A cell at or above the floor next to the
-    range joins it; a cell apart from it (empty-looking cells between) joins only if it passes the floor's
-    false-positive rate once for all the ``m`` cells beyond the range on its side, not once for itself: its
-    count must reach ``std * Phi^-1(1 - q / m)``, ``q = 1 - Phi(floor / std)`` (Bonferroni; ``m = 1`` is the
-    floor). The outermost cells, which hold the public bounds' values, join at the floor: a pile at a bound (a
-    top-coded 99,999) is a far mode a table often has. Where the data end, each of the ``m`` empty cells passes
-    the floor by its noise alone with probability ``q`` (2.3 % at 2 stds), and one that did carried the range out
-    to it, every cell between keeping its noise: on drafted bounds at powers of two (ages bounded by 256) a release
-    placed a few percent of its records far beyond the data (``docs/derivations.md``, "Tails apart from the
-    range")."""
+    The kept range grows from the largest cell outward, one side at a time. A cell at or above the floor next to
+    the range joins it; a cell apart from it (empty-looking cells between) joins, with the cells between, only if
+    it passes the floor's false-positive rate once for all the ``m`` cells beyond the range on its side, not once
+    for itself: its count must reach ``std * Phi^-1(1 - q / m)``, ``q = 1 - Phi(floor / std)`` (Bonferroni; ``m =
+    1`` is the floor). The outermost cells, which hold the public bounds' values, join at the floor, alone: a pile
+    at a bound (a top-coded 99,999) is a far mode tables often have, and the cells between it and the range stay
+    empty. Where the data end, each of the ``m`` empty cells passes the floor by its noise alone with probability
+    ``q`` (2.3 % at 2 stds), and one that did carried the range out to it, every cell between keeping its noise: on
+    drafted bounds at powers of two (ages bounded by 256) a release placed a few percent of its records far beyond
+    the data (``docs/derivations.md``, "Tails apart from the range")."""
     ok = noisy >= floor
+    kept = np.zeros(noisy.size, dtype=bool)
     if not ok.any():
-        return None
+        return kept
     q = float(ndtr(-floor / std)) if std > 0 else 0.0
     k = noisy.size
-    a = b = int(np.argmax(noisy))
-
-    def joins(p: int, end: int, m: int) -> bool:
-        at_floor = abs(p - end) == 1 or p in (0, k - 1) or q <= 0  # next to the range, or a bound's cell
-        return bool(ok[p]) and (at_floor or noisy[p] >= std * float(ndtri(1.0 - q / m)))
-
-    for p in range(b + 1, k):
-        if joins(p, b, k - 1 - b):
-            b = p
-    for p in range(a - 1, -1, -1):
-        if joins(p, a, a):
-            a = p
-    return a, b
+    top = int(np.argmax(noisy))
+    kept[top] = True
+    for step, cells in ((1, range(top + 1, k)), (-1, range(top - 1, -1, -1))):
+        end = top
+        for p in cells:
+            if not ok[p]:
+                continue
+            beyond = k - 1 - end if step > 0 else end
+            apart = abs(p - end) > 1
+            if apart and p in (0, k - 1) and q > 0:  # a bound's cell: at the floor, alone
+                kept[p] = True
+            elif not apart or q <= 0 or noisy[p] >= std * float(ndtri(1.0 - q / beyond)):
+                kept[min(p, end):max(p, end) + 1] = True
+            else:
+                continue
+            end = p
+    return kept
 
 
 def project_to_simplex(v: np.ndarray, total: float) -> np.ndarray:
