@@ -74,6 +74,8 @@ def test_a_declared_level_that_is_also_a_missing_spelling_is_refused_in_one_line
     s = Schema.from_dict({"na_values": ["NA"], "columns": {"k": {"type": "categorical", "categories": ["a"],
                                                                  "missing": "NA"}}})
     assert s["k"].categories == ("a", "NA")
+    with pytest.raises(SchemaError, match="column 'k'"):  # no 'missing:' entry exempts no level
+        Schema.from_dict({"na_values": ["None"], "columns": {"k": {"type": "categorical", "categories": ["a", "None"]}}})
 
 
 @pytest.mark.parametrize("dp", [[], ["--epsilon", "1", "--seed", "0"]], ids=["read", "dp"])

@@ -132,6 +132,8 @@ def _levels(path: Optional[Path]) -> dict:
         return {}
     import yaml
 
+    from ..schema.values import is_empty_level
+
     try:
         d = yaml.safe_load(path.read_text())
     except OSError as exc:
@@ -140,7 +142,7 @@ def _levels(path: Optional[Path]) -> dict:
         err(f"--levels file {path} is not valid YAML: {str(exc).splitlines()[0]}")
     if not isinstance(d, dict) or not all(isinstance(v, list) and v for v in d.values()):
         err(f"--levels file {path} must map each column to a non-empty list of levels")
-    empty = [str(c) for c, v in d.items() if any(lv is None or str(lv).strip() == "" for lv in v)]
+    empty = [str(c) for c, v in d.items() if any(is_empty_level(lv) for lv in v)]
     if empty:
         err(f"--levels file {path} lists an empty level for {', '.join(empty)}: an empty cell is a missing value, "
             f"not a level; take it out (the draft writes missing: allowed where the column has missing values)")

@@ -72,10 +72,21 @@ def is_na_spelling(s: pd.Series, na_values) -> pd.Series:
     return hit & s.notna()
 
 
+def is_empty_level(level) -> bool:
+    """Whether a declared level is empty (None, '' or spaces): an empty cell is missing in every column."""
+    return level is None or str(level).strip() == ""
+
+
+def _named_level(missing):
+    """The level a ``missing:`` entry names (where missing values are meant to go), None for ``allowed`` or none."""
+    return None if missing in (None, "allowed") else missing
+
+
 def spelled_levels(categories, missing, na_values) -> list[str]:
     """The declared levels (``categories`` but the level a ``missing:`` entry names, where missing values are meant
     to go) that one of the spellings ``na_values`` of a missing value matches, as a reader matches them."""
-    levels = [str(c) for c in categories if c != missing]
+    named = _named_level(missing)
+    levels = [str(c) for c in categories if named is None or c != named]
     if not na_values or not levels:
         return []
     return [lv for lv, h in zip(levels, is_na_spelling(pd.Series(levels, dtype=object), na_values)) if h]
@@ -85,11 +96,11 @@ def unreadable_levels(column, na_values) -> None:
     """Refuse a categorical column whose declared level is also one of its spellings of a missing value, or is
     empty (an empty cell is missing in every column): its cells would be read as missing, so the level could never
     be read nor released."""
-    empty = [c for c in column.categories if c != column.missing and str(c).strip() == ""]
-    if empty:
+    named = _named_level(column.missing)
+    if any(is_empty_level(c) and (named is None or c != named) for c in column.categories):
         raise SchemaError(f"column '{column.name}': an empty level ('') cannot be told from a missing value (an empty "
                           f"cell): take it out of the categories (missing: allowed releases missing values as missing)")
-    hit = spelled_levels(column.categories, str(column.missing), na_values)
+    hit = spelled_levels(column.categories, column.missing, na_values)
     if hit:
         raise SchemaError(f"column '{column.name}': level(s) {shorten_list(hit)} are also spellings of a missing "
                           f"value (na_values), so their cells would be read as missing: take them out of the "
